@@ -1,0 +1,100 @@
+# uring-restrict-lab: what do io_uring's ring restrictions cost?
+# `make help` lists the targets. Settings a user may change:
+
+# KERNEL: the kernel of make vm and make kernel (baseline, patched, upstream)
+KERNEL  ?= patched
+# KERNELS: the kernels make test, make kernels and make bench use
+KERNELS ?= baseline patched upstream
+# ACCEL: auto probes KVM with a short boot and falls back to TCG; kvm; tcg
+ACCEL   ?= auto
+# ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time)
+ICOUNT  ?= 0
+# TIMEOUT: hard limit in seconds for one guest boot
+TIMEOUT ?= 600
+# JOBS: parallel compile jobs
+JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
+
+BUILD   := $(CURDIR)/build
+export BUILD ACCEL ICOUNT TIMEOUT JOBS
+
+# What the lab needs from Debian, by job.
+DEPS_BUILD := linux-source-6.1 build-essential flex bison bc libelf-dev \
+	libssl-dev ccache git cpio kmod python3 perl
+DEPS_RUN   := qemu-system-x86 liburing-dev
+DEPS_TOOLS := fio bpftrace linux-perf
+
+CFLAGS  ?= -O2 -g -Wall -Wextra
+
+.PHONY: help deps deps-tools tree kernels kernel vm test test-bin \
+	check-patches bench clean distclean
+
+help:
+	@echo 'uring-restrict-lab targets:'
+	@echo '  make bench          build the three kernels and boot each (benchmarks: issue 3)'
+	@echo '  make test           build kernels and tests, run the tests in each kernel'
+	@echo '  make kernels        build baseline, patched and upstream kernels'
+	@echo '  make kernel         build one kernel (KERNEL=...)'
+	@echo '  make vm             interactive shell in a guest running KERNEL'
+	@echo '  make check-patches  checkpatch.pl --strict on every patch'
+	@echo '  make tree           extract the Debian tree and apply the series'
+	@echo '  make deps           install the Debian packages the lab needs'
+	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
+	@echo '  make distclean      remove the whole build folder'
+	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) JOBS=$(JOBS)'
+
+# Install only what is missing; apt's lists are refreshed once, if needed.
+deps:
+	@missing=$$(for p in $(DEPS_BUILD) $(DEPS_RUN); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "[deps] installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	fi
+
+deps-tools: deps
+	@missing=$$(for p in $(DEPS_TOOLS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "[deps] installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	fi
+
+tree: deps
+	@kernel-patches/prepare-tree.sh
+
+kernels: deps
+	@kernel-patches/build-kernel.sh $(KERNELS)
+
+kernel: deps
+	@kernel-patches/build-kernel.sh $(KERNEL)
+
+check-patches: tree
+	@perl $(BUILD)/linux/scripts/checkpatch.pl --strict --no-tree \
+		kernel-patches/*/*.patch
+
+test-bin: $(BUILD)/tests/restrictions
+
+$(BUILD)/tests/restrictions: tests/restrictions.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -luring
+
+vm: kernel
+	@KERNEL=$(KERNEL) vm/run.sh -i
+
+test: kernels test-bin
+	@tests/run.sh $(KERNELS)
+
+# Until the benchmark matrix lands (issue 3), bench proves each kernel
+# builds and boots, and records the boot environment.
+bench: kernels
+	@for k in $(KERNELS); do \
+		KERNEL=$$k VM_OUT=$(BUILD)/vm/boot-$$k vm/run.sh -- uname -a || exit 1; \
+	done
+
+clean:
+	rm -rf $(BUILD)/out $(BUILD)/bzImage-* $(BUILD)/tests $(BUILD)/vm
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,47 @@
+#!/bin/bash
+# PID 1 of the lab's guest (see vm/run.sh): mount what the tools need, run
+# the host's command or a shell, report its exit status, power off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=${TERM:-linux} LANG=C.UTF-8
+
+for arg in $(cat /proc/cmdline 2>/dev/null); do
+	case "$arg" in
+	lab.dir=*) labdir=${arg#lab.dir=} ;;
+	lab.out=*) out=${arg#lab.out=} ;;
+	lab.interactive=*) interactive=${arg#lab.interactive=} ;;
+	esac
+done
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+for d in /tmp /run /var/tmp; do
+	mount -t tmpfs -o mode=1777 tmpfs "$d"
+done
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 lab "$labdir" ||
+	echo "guest-init: cannot mount the lab share at $labdir" >&2
+ulimit -l unlimited
+ulimit -n 65536
+
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource >"$out/clocksource"
+uname -r >"$out/kernel-release"
+
+cd "$labdir" || cd /
+if [ "$interactive" = 1 ]; then
+	echo "guest: $(uname -r), clocksource $(cat "$out/clocksource"), lab at $labdir"
+	setsid -c bash -l
+	status=$?
+else
+	bash "$out/cmd" </dev/null
+	status=$?
+fi
+echo "$status" >"$out/status"
+sync
+echo o >/proc/sysrq-trigger
+sleep 10

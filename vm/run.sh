@@ -1,0 +1,191 @@
+#!/bin/bash
+# vm/run.sh [-i] [-- COMMAND...]: boot one lab kernel in QEMU and run COMMAND
+# inside it (or, with -i, an interactive shell), then power off.
+#
+# Everything the guest gets is decided here: the host's root read-only over
+# virtio-9p, this checkout read-write at the same path, tmpfs on /tmp, a
+# null_blk device (/dev/nullb0), an emulated NVMe disk (/dev/nvme0n1)
+# backed by build/nvme.img, and the serial console mirrored to a log file.
+#
+# Settings (environment):
+#   KERNEL   baseline | patched | upstream            (default: patched)
+#   ACCEL    auto | kvm | tcg; auto probes KVM with a short boot
+#   ICOUNT   1: TCG with -icount shift=0,sleep=off (1 virtual ns per guest
+#            instruction: deterministic cost figures)
+#   TIMEOUT  hard limit per boot in seconds            (default: 600)
+#   SMP, MEM guest CPUs and memory                     (default: 2, 2G)
+#   VM_OUT   folder for console.log and boot.env       (default: build/vm/last)
+#   VERBOSE  1: show the kernel's boot messages
+# The guest's exit status is this script's exit status; a timeout, hang or
+# panic kills QEMU, prints the console's tail and exits 124/125.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/.." && pwd)
+build=${BUILD:-$lab/build}
+KERNEL=${KERNEL:-patched}
+ACCEL=${ACCEL:-auto}
+ICOUNT=${ICOUNT:-0}
+TIMEOUT=${TIMEOUT:-600}
+SMP=${SMP:-2}
+MEM=${MEM:-2G}
+VM_OUT=${VM_OUT:-$build/vm/last}
+VERBOSE=${VERBOSE:-0}
+
+interactive=0
+if [ "${1:-}" = "-i" ]; then
+	interactive=1
+	shift
+fi
+[ "${1:-}" = "--" ] && shift
+if [ "$interactive" = 0 ] && [ $# -eq 0 ]; then
+	echo "usage: vm/run.sh [-i] [-- COMMAND...]" >&2
+	exit 2
+fi
+
+die() { echo "vm: error: $*" >&2; exit 1; }
+
+image=$build/bzImage-$KERNEL
+[ -f "$image" ] || die "no kernel '$KERNEL' at $image (run: make kernels)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+
+nvme=$build/nvme.img
+[ -f "$nvme" ] || truncate -s 1G "$nvme"
+
+# kvm_works: boot the kernel under KVM with 'true' as the command and see
+# the guest report back within a few seconds. /dev/kvm existing is not
+# enough: on some hosts KVM guests hang right after the BIOS.
+kvm_works() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	local cache=$build/vm/kvm-probe boot_id
+	boot_id=$(cat /proc/sys/kernel/random/boot_id)
+	if [ -f "$cache" ] && [ "$(head -1 "$cache")" = "$boot_id" ]; then
+		[ "$(sed -n 2p "$cache")" = yes ]
+		return
+	fi
+	echo "vm: probing KVM with a 20 s test boot" >&2
+	local verdict=no
+	if ACCEL=kvm ICOUNT=0 TIMEOUT=20 VM_OUT=$build/vm/kvm-probe.d VERBOSE=0 \
+		"$0" -- true >/dev/null 2>&1; then
+		verdict=yes
+	fi
+	mkdir -p "$build/vm"
+	printf '%s\n%s\n' "$boot_id" "$verdict" >"$cache"
+	[ "$verdict" = yes ]
+}
+
+case "$ACCEL" in
+auto)
+	if [ "$ICOUNT" = 1 ]; then
+		accel=tcg
+	elif kvm_works; then
+		accel=kvm
+	else
+		accel=tcg
+	fi ;;
+kvm|tcg) accel=$ACCEL ;;
+*) die "ACCEL must be auto, kvm or tcg, not '$ACCEL'" ;;
+esac
+[ "$ICOUNT" = 1 ] && [ "$accel" = kvm ] && die "ICOUNT=1 needs ACCEL=tcg"
+
+qemu_args=(-nodefaults -no-user-config -nographic -no-reboot
+	-machine pc -smp "$SMP" -m "$MEM")
+if [ "$accel" = kvm ]; then
+	qemu_args+=(-accel kvm -cpu host)
+	label=kvm
+else
+	qemu_args+=(-accel tcg -cpu max)
+	label=tcg
+	if [ "$ICOUNT" = 1 ]; then
+		qemu_args+=(-icount shift=0,sleep=off)
+		label=tcg-icount
+	fi
+fi
+
+mkdir -p "$VM_OUT"
+VM_OUT=$(cd "$VM_OUT" && pwd)
+rm -f "$VM_OUT/status" "$VM_OUT/clocksource" "$VM_OUT/kernel-release" "$VM_OUT/boot.env"
+log=$VM_OUT/console.log
+: >"$log"
+case "$VM_OUT" in
+"$lab"/*) ;;
+*) die "VM_OUT must lie inside the checkout ($lab), the guest's only writable share" ;;
+esac
+if [ "$interactive" = 0 ]; then
+	printf '%q ' "$@" >"$VM_OUT/cmd"
+	echo >>"$VM_OUT/cmd"
+fi
+
+quiet=quiet
+[ "$VERBOSE" = 1 ] && quiet=
+
+# tsc=reliable: under TCG the clocksource watchdog sees the emulated TSC
+# drift against HPET/PM timer and would demote it to a 4 ms jiffies clock.
+# nokaslr: the same addresses on every boot, for perf and symbol maps.
+# null_blk.irqmode=0: completions inline, no memory backing (the default).
+cmdline="console=ttyS0 $quiet panic=-1 tsc=reliable nokaslr
+ root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
+ init=$here/guest-init.sh lab.dir=$lab lab.out=$VM_OUT lab.interactive=$interactive
+ null_blk.nr_devices=1 null_blk.queue_mode=2 null_blk.irqmode=0 null_blk.gb=16"
+cmdline=$(echo $cmdline)
+
+qemu_args+=(-kernel "$image" -append "$cmdline"
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+	-virtfs "local,path=$lab,mount_tag=lab,security_model=none,multidevs=remap"
+	-drive "file=$nvme,if=none,id=nvm,format=raw"
+	-device nvme,serial=lab0001,drive=nvm)
+if [ "$interactive" = 1 ]; then
+	qemu_args+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$log"
+		-serial chardev:con -mon chardev=con)
+else
+	qemu_args+=(-chardev "stdio,id=con,logfile=$log" -serial chardev:con)
+fi
+
+qemu_version=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version //p')
+echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, timeout ${TIMEOUT}s)" >&2
+[ "$interactive" = 1 ] && echo "vm: exit the shell to power off (Ctrl-a x kills QEMU)" >&2
+
+t0=$SECONDS
+set +e
+if [ "$interactive" = 1 ]; then
+	qemu-system-x86_64 "${qemu_args[@]}"
+	rc=$?
+else
+	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null
+	rc=$?
+fi
+set -e
+
+{
+	echo "kernel=$KERNEL"
+	echo "kernel_release=$(cat "$VM_OUT/kernel-release" 2>/dev/null || echo unknown)"
+	echo "accel=$label"
+	echo "qemu=$qemu_version"
+	echo "clocksource=$(cat "$VM_OUT/clocksource" 2>/dev/null || echo unknown)"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "boot_seconds=$((SECONDS - t0))"
+} >"$VM_OUT/boot.env.tmp"
+mv "$VM_OUT/boot.env.tmp" "$VM_OUT/boot.env"
+
+fail() {
+	echo "vm: error: $1 ($KERNEL, $label); last console lines of $log:" >&2
+	tail -n 25 "$log" | sed 's/^/  | /' >&2
+	exit "$2"
+}
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	fail "no power-off within ${TIMEOUT}s: guest hung or too slow, QEMU killed" 124
+fi
+if grep -q 'Kernel panic' "$log"; then
+	fail "kernel panic" 125
+fi
+[ "$rc" = 0 ] || fail "QEMU exited with status $rc" 125
+[ -f "$VM_OUT/status" ] || fail "the guest powered off without reporting a status" 125
+
+cs=$(cat "$VM_OUT/clocksource" 2>/dev/null || true)
+case "$cs" in
+tsc|kvm-clock) ;;
+*) fail "guest clocksource is '${cs:-unknown}', not tsc/kvm-clock: timings would be meaningless" 125 ;;
+esac
+echo "vm: $KERNEL ($(cat "$VM_OUT/kernel-release")) on $label, clocksource $cs, $((SECONDS - t0)) s" >&2
+exit "$(cat "$VM_OUT/status")"
