@@ -25,6 +25,7 @@
 #define T_FAIL		1
 
 static int have_feature;	/* patched, upstream */
+static void *page;		/* anonymous memory for REGISTER_BUFFERS */
 static const char *kernel;
 
 /* io_uring_register(2) without liburing: every error as -errno */
@@ -308,8 +309,7 @@ static int test_register_op_allowlist(void)
 		r_register_op(IORING_REGISTER_BUFFERS),
 		r_sqe_op(IORING_OP_NOP),
 	};
-	static char buf[4096];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct iovec iov = { .iov_base = page, .iov_len = 4096 };
 	struct io_uring ring;
 	int err, ret, fd = 0;
 
@@ -431,8 +431,7 @@ fail:
 static int test_empty_set_denies_all(void)
 {
 	struct io_uring_restriction res[1] = { r_sqe_op(IORING_OP_NOP) };
-	static char buf[4096];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct iovec iov = { .iov_base = page, .iov_len = 4096 };
 	struct io_uring ring;
 	int out[1] = { 1 };
 	int err, ret;
@@ -795,6 +794,9 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 
+	page = aligned_alloc(4096, 4096);
+	if (!page)
+		return 1;
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < n; i++) {
 		int ret = tests[i].fn();

@@ -14,7 +14,7 @@ for kernel in "$@"; do
 	out=$build/vm/test-$kernel
 	echo "== tests on $kernel"
 	KERNEL=$kernel VM_OUT=$out "$lab/vm/run.sh" -- \
-		"$here/guest-run.sh" "$kernel" "$bin" | tee "$out.tap"
+		"$here/guest-run.sh" "$kernel" "$bin" | tr -d '\r' | tee "$out.tap"
 	rc=${PIPESTATUS[0]}
 	p=$(grep -c '^ok ' "$out.tap")
 	f=$(grep -c '^not ok ' "$out.tap")

@@ -4,16 +4,15 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=${TERM:-linux} LANG=C.UTF-8
 
-for arg in $(cat /proc/cmdline 2>/dev/null); do
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	lab.dir=*) labdir=${arg#lab.dir=} ;;
 	lab.out=*) out=${arg#lab.out=} ;;
 	lab.interactive=*) interactive=${arg#lab.interactive=} ;;
 	esac
 done
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
@@ -44,4 +43,6 @@ fi
 echo "$status" >"$out/status"
 sync
 echo o >/proc/sysrq-trigger
-sleep 10
+# PID 1 must not exit (that panics) while the power-off completes, and
+# nothing may be loaded from the 9p root any more.
+while :; do :; done
