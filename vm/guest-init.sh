@@ -28,6 +28,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 lab "$labdir" ||
 ulimit -l unlimited
 ulimit -n 65536
 
+hostname "lab-$(uname -r | sed "s/.*-//")"
 cat /sys/devices/system/clocksource/clocksource0/current_clocksource >"$out/clocksource"
 uname -r >"$out/kernel-release"
 

@@ -66,8 +66,11 @@ kvm_works() {
 	echo "vm: probing KVM with a 20 s test boot" >&2
 	local verdict=no
 	if ACCEL=kvm ICOUNT=0 TIMEOUT=20 VM_OUT=$build/vm/kvm-probe.d VERBOSE=0 \
-		"$0" -- true >/dev/null 2>&1; then
+		"$0" -- true >"$build/vm/kvm-probe.log" 2>&1; then
 		verdict=yes
+	else
+		echo "vm: KVM probe failed, using TCG: $(grep -m1 -E 'error|hung|panic' \
+			"$build/vm/kvm-probe.log" | sed 's/^vm: //')" >&2
 	fi
 	mkdir -p "$build/vm"
 	printf '%s\n%s\n' "$boot_id" "$verdict" >"$cache"
