@@ -18,7 +18,7 @@ BUILD   := $(CURDIR)/build
 export BUILD ACCEL ICOUNT TIMEOUT JOBS
 
 # What the lab needs from Debian, by job.
-DEPS_BUILD := linux-source-6.1 build-essential flex bison bc libelf-dev \
+DEPS_BUILD := linux-source-6.1 linux-config-6.1 build-essential flex bison bc libelf-dev \
 	libssl-dev ccache git cpio kmod python3 perl
 DEPS_RUN   := qemu-system-x86 liburing-dev
 DEPS_TOOLS := fio bpftrace linux-perf
@@ -71,8 +71,7 @@ kernel: deps
 	@kernel-patches/build-kernel.sh $(KERNEL)
 
 check-patches: tree
-	@perl $(BUILD)/linux/scripts/checkpatch.pl --strict --no-tree \
-		kernel-patches/*/*.patch
+	@tests/check-patches.sh
 
 test-bin: $(BUILD)/tests/restrictions
 

@@ -10,28 +10,41 @@ build=${BUILD:-$lab/build}
 bin=$build/tests/restrictions
 
 passed=0 failed=0 summary=()
+
+# count NAME TAPFILE RC: add a TAP stream's verdicts to the totals
+count() {
+	local name=$1 tap=$2 rc=$3 p f plan note=
+	p=$(grep -c '^ok ' "$tap")
+	f=$(grep -c '^not ok ' "$tap")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -1)
+	if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
+		# a crash or failed boot: whatever did not report counts as failed
+		f=$((${plan:-0} - p))
+		[ "$f" -gt 0 ] || f=1
+		note=" (did not finish: status $rc)"
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+		note=" (exit status $rc)"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	summary+=("$(printf '%-9s %3d passed, %d failed%s' "$name:" "$p" "$f" "$note")")
+}
+
+mkdir -p "$build/vm"
+echo "== host checks: patches and config"
+"$here/check-patches.sh" >"$build/vm/patches.tap" 2>&1
+count patches "$build/vm/patches.tap" $?
+"$here/check-config.sh" "$@" >"$build/vm/config.tap" 2>&1
+count config "$build/vm/config.tap" $?
+cat "$build/vm/patches.tap" "$build/vm/config.tap"
+
 for kernel in "$@"; do
 	out=$build/vm/test-$kernel
 	echo "== tests on $kernel"
 	KERNEL=$kernel VM_OUT=$out "$lab/vm/run.sh" -- \
 		"$here/guest-run.sh" "$kernel" "$bin" | tr -d '\r' | tee "$out.tap"
-	rc=${PIPESTATUS[0]}
-	p=$(grep -c '^ok ' "$out.tap")
-	f=$(grep -c '^not ok ' "$out.tap")
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out.tap" | head -1)
-	note=
-	if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
-		# a crash or failed boot: whatever did not report counts as failed
-		f=$((f + ${plan:-1} - p - f))
-		[ "$f" -gt 0 ] || f=1
-		note=" (the guest did not finish the suite: status $rc)"
-	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		f=1
-		note=" (guest exit status $rc)"
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	summary+=("$(printf '%-9s %3d passed, %d failed%s' "$kernel:" "$p" "$f" "$note")")
+	count "$kernel" "$out.tap" "${PIPESTATUS[0]}"
 done
 
 echo "== summary"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# TAP: every patch of every series is checkpatch.pl --strict clean (the
+# series applying with git am is checked when the tree is prepared).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/.." && pwd)
+tree=${BUILD:-$lab/build}/linux
+
+patches=()
+for s in baseline restrictions; do
+	while IFS= read -r p; do
+		[ -n "$p" ] && patches+=("kernel-patches/$s/$p")
+	done <"$lab/kernel-patches/$s/series"
+done
+
+echo "1..${#patches[@]}"
+i=0 rc=0
+for p in "${patches[@]}"; do
+	i=$((i + 1))
+	# From inside the kernel tree: run in this repository, checkpatch.pl
+	# sees a git-tracked .patch as a source file and checks it as one.
+	out=$(cd "$tree" && perl scripts/checkpatch.pl --strict --terse "$lab/$p" 2>&1)
+	if [ -z "$out" ]; then
+		echo "ok $i - checkpatch --strict: $p"
+	else
+		echo "not ok $i - checkpatch --strict: $p"
+		echo "$out" | sed 's/^/  /' >&2
+		rc=1
+	fi
+done
+exit $rc
