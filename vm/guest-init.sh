@@ -23,6 +23,9 @@ done
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+# A checkout under /tmp or /run is hidden by the tmpfs above: recreate
+# its mount point there.
+mkdir -p "$labdir" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 lab "$labdir" ||
 	echo "guest-init: cannot mount the lab share at $labdir" >&2
 ulimit -l unlimited

@@ -70,6 +70,7 @@ kvm_works() {
 		return
 	fi
 	echo "vm: probing KVM with a 20 s test boot" >&2
+	mkdir -p "$build/vm"
 	local verdict=no
 	if ACCEL=kvm ICOUNT=0 TIMEOUT=20 VM_OUT=$build/vm/kvm-probe.d VERBOSE=0 \
 		"$0" -- true >"$build/vm/kvm-probe.log" 2>&1; then
@@ -78,7 +79,6 @@ kvm_works() {
 		echo "vm: KVM probe failed, using TCG: $(grep -m1 -E 'error|hung|panic' \
 			"$build/vm/kvm-probe.log" | sed 's/^vm: //')" >&2
 	fi
-	mkdir -p "$build/vm"
 	printf '%s\n%s\n' "$boot_id" "$verdict" >"$cache"
 	[ "$verdict" = yes ]
 }
