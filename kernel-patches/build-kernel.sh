@@ -58,14 +58,14 @@ kmake() {
 
 configure() {
 	log "configuring: tinyconfig + kernel-patches/lab.config (merge_config.sh)"
-	kmake -s tinyconfig >/dev/null
+	kmake -s tinyconfig >"$out/config.log" 2>&1 || { cat "$out/config.log"; exit 1; }
 	local msgs
 	msgs=$(cd "$out" && ARCH=x86_64 CC="ccache gcc" \
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
 		"$out/.config" "$here/lab.config" 2>&1) || { echo "$msgs"; exit 1; }
 	# olddefconfig's "override changes choice state" notes are expected:
 	# the fragment overrides tinyconfig's choices on purpose.
-	kmake -s olddefconfig >"$out/config.log" 2>&1 || { cat "$out/config.log"; exit 1; }
+	kmake -s olddefconfig >>"$out/config.log" 2>&1 || { cat "$out/config.log"; exit 1; }
 	# merge_config.sh -m does not verify; do it the way it does without -m.
 	local bad=0 sym want got
 	while IFS= read -r want; do
