@@ -39,13 +39,17 @@ VM_OUT=${VM_OUT:-$build/vm/last}
 VERBOSE=${VERBOSE:-0}
 
 interactive=0
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+fi
 if [ "${1:-}" = "-i" ]; then
 	interactive=1
 	shift
 fi
 [ "${1:-}" = "--" ] && shift
 if [ "$interactive" = 0 ] && [ $# -eq 0 ]; then
-	echo "usage: vm/run.sh [-i] [-- COMMAND...]" >&2
+	echo "usage: vm/run.sh [-h] [-i] [-- COMMAND...]" >&2
 	exit 2
 fi
 
