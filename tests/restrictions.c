@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,17 @@ static int reg(int fd, unsigned int op, const void *arg, unsigned int nr)
 	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
 
 	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * A CQE that never comes (a broken kernel, or a check that let an
+ * IOSQE_CQE_SKIP_SUCCESS SQE through) must fail the case, not hang it.
+ */
+static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
+{
+	struct __kernel_timespec ts = { .tv_sec = 5 };
+
+	return io_uring_wait_cqe_timeout(ring, cqe, &ts);
 }
 
 static int enter(int fd, unsigned int to_submit, unsigned int min_complete,
@@ -139,7 +151,7 @@ static int submit_and_reap(struct io_uring *ring, int nr, int *res_by_data,
 			return ret < 0 ? ret : -EPROTO;
 	}
 	for (i = 0; i < nr; i++) {
-		ret = io_uring_wait_cqe(ring, &cqe);
+		ret = wait_cqe(ring, &cqe);
 		if (ret)
 			return ret;
 		if (cqe->user_data < (__u64)nr_data)
@@ -497,7 +509,7 @@ static int test_sqpoll_waits_for_enable(void)
 	ret = enable(&ring);
 	CHECK_RET(ret, 0, "enable");
 	for (i = 0; i < 4; i++) {
-		ret = io_uring_wait_cqe(&ring, &cqe);
+		ret = wait_cqe(&ring, &cqe);
 		CHECK_RET(ret, 0, "wait");
 		CHECK_RET(cqe->res, 0, "NOP");
 		io_uring_cqe_seen(&ring, cqe);
@@ -612,7 +624,7 @@ static int test_msg_ring_disabled(void)
 	ret = submit_and_reap(&src, 1, out, 1);
 	CHECK_RET(ret, 0, "submit");
 	CHECK_RET(out[0], 0, "MSG_RING into enabled ring");
-	ret = io_uring_wait_cqe(&dst, &cqe);
+	ret = wait_cqe(&dst, &cqe);
 	CHECK_RET(ret, 0, "target wait");
 	CHECK(cqe->user_data == 0x1234 && cqe->res == 7, "target CQE %llx/%d",
 	      (unsigned long long)cqe->user_data, cqe->res);
@@ -774,6 +786,17 @@ static const struct {
 	{ "kernel_log_clean", test_kernel_log_clean },
 };
 
+static unsigned int current_case;
+
+/* last line of defence against a hang: stop the suite, TAP-visibly */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	printf("Bail out! case %u timed out\n", current_case + 1);
+	fflush(stdout);
+	_exit(1);
+}
+
 int main(int argc, char *argv[])
 {
 	unsigned int i, n = sizeof(tests) / sizeof(tests[0]);
@@ -798,8 +821,14 @@ int main(int argc, char *argv[])
 	if (!page)
 		return 1;
 	printf("TAP version 13\n1..%u\n", n);
+	signal(SIGALRM, on_alarm);
 	for (i = 0; i < n; i++) {
-		int ret = tests[i].fn();
+		int ret;
+
+		current_case = i;
+		alarm(60);
+		ret = tests[i].fn();
+		alarm(0);
 
 		if (ret != T_OK)
 			failed++;
