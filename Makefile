@@ -7,30 +7,44 @@ KERNEL  ?= patched
 KERNELS ?= baseline patched upstream
 # ACCEL: auto probes KVM with a short boot and falls back to TCG; kvm; tcg
 ACCEL   ?= auto
-# ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time)
-ICOUNT  ?= 0
+# ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
+# empty: off for make test and make vm, on for make bench when TCG is used
+ICOUNT  ?=
+# QUICK=1: make bench runs a short matrix (6 cells, 3 repetitions, 2 fio jobs)
+QUICK   ?= 0
+# RUN: the results folder make plots and make report work on
+RUN     ?= results/latest
 # TIMEOUT: hard limit in seconds for one guest boot
 TIMEOUT ?= 600
 # JOBS: parallel compile jobs
 JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 
 BUILD   := $(CURDIR)/build
-export BUILD ACCEL ICOUNT TIMEOUT JOBS
+export BUILD ACCEL ICOUNT TIMEOUT JOBS QUICK
+
+# Inside a lab guest (make vm), make bench measures the running kernel.
+IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
 
 # What the lab needs from Debian, by job.
 DEPS_BUILD := linux-source-6.1 linux-config-6.1 build-essential flex bison bc libelf-dev \
 	libssl-dev ccache git cpio kmod python3 perl
-DEPS_RUN   := qemu-system-x86 liburing-dev
-DEPS_TOOLS := fio bpftrace linux-perf
+DEPS_RUN   := qemu-system-x86 liburing-dev fio gnuplot-nox
+DEPS_TOOLS := bpftrace linux-perf
 
 CFLAGS  ?= -O2 -g -Wall -Wextra
 
+BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
+
 .PHONY: help deps deps-tools tree kernels kernel vm test test-bin \
-	check-patches bench clean distclean
+	check-patches bench bench-bin plots report clean distclean
 
 help:
 	@echo 'uring-restrict-lab targets:'
-	@echo '  make bench          build the three kernels and boot each (benchmarks: issue 3)'
+	@echo '  make bench          build kernels and benchmarks, run the matrix in each kernel,'
+	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short)'
+	@echo '  make bench-bin      build ringbench and the uring-restrict wrapper'
+	@echo '  make plots          draw RUN'"'"'s pictures (PNG, SVG) from its raw data'
+	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
@@ -40,7 +54,8 @@ help:
 	@echo '  make deps           install the Debian packages the lab needs'
 	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
 	@echo '  make distclean      remove the whole build folder'
-	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) JOBS=$(JOBS)'
+	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
+	@echo '          RUN=$(RUN) TIMEOUT=$(TIMEOUT) JOBS=$(JOBS)'
 
 # Install only what is missing; apt's lists are refreshed once, if needed.
 deps:
@@ -82,15 +97,32 @@ $(BUILD)/tests/restrictions: tests/restrictions.c | deps
 vm: kernel
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
-test: kernels test-bin
+test: kernels test-bin bench-bin
 	@tests/run.sh $(KERNELS)
 
-# Until the benchmark matrix lands (issue 3), bench proves each kernel
-# builds and boots, and records the boot environment.
-bench: kernels
-	@for k in $(KERNELS); do \
-		KERNEL=$$k VM_OUT=$(BUILD)/vm/boot-$$k vm/run.sh -- uname -a || exit 1; \
-	done
+bench-bin: $(BENCH_BIN)
+
+$(BUILD)/bench/ringbench: bench/ringbench.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -luring
+
+$(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+ifeq ($(IN_GUEST),1)
+bench: bench-bin
+	@bench/run.sh
+else
+bench: kernels bench-bin
+	@KERNELS="$(KERNELS)" bench/run.sh
+endif
+
+plots:
+	@python3 bench/summarize.py $(RUN) && plots/draw.sh $(RUN)
+
+report: plots
+	@python3 bench/report.py $(RUN) && echo "[report] $(RUN)/REPORT.md"
 
 clean:
 	rm -rf $(BUILD)/out $(BUILD)/bzImage-* $(BUILD)/tests $(BUILD)/vm

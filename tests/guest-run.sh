@@ -1,9 +1,15 @@
 #!/bin/bash
-# Inside the guest: run the restriction tests against the running kernel.
-# The binary runs from tmpfs so nothing it does waits on the 9p share.
-set -eu
+# Inside the guest: run the restriction tests and the benchmark smoke
+# tests against the running kernel; two TAP streams, one after the other.
+# The binaries run from tmpfs so nothing they do waits on the 9p share.
+set -u
 kernel=$1
 bin=$2
+here=$(cd "$(dirname "$0")" && pwd)
 cp "$bin" /tmp/restrictions
 echo "# kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-exec /tmp/restrictions --kernel "$kernel"
+/tmp/restrictions --kernel "$kernel"
+rc=$?
+echo "# benchmark smoke tests"
+"$here/bench-smoke.sh" "$kernel" || rc=1
+exit $rc

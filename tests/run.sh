@@ -16,7 +16,8 @@ count() {
 	local name=$1 tap=$2 rc=$3 p f plan note=
 	p=$(grep -c '^ok ' "$tap")
 	f=$(grep -c '^not ok ' "$tap")
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | head -1)
+	# one or more TAP streams: the plans add up
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | awk '{ s += $1 } END { if (NR) print s }')
 	if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
 		# a crash or failed boot: whatever did not report counts as failed
 		f=$((${plan:-0} - p))

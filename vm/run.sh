@@ -1,6 +1,8 @@
 #!/bin/bash
 # vm/run.sh [-i] [-- COMMAND...]: boot one lab kernel in QEMU and run COMMAND
 # inside it (or, with -i, an interactive shell), then power off.
+# vm/run.sh -a prints the accelerator a boot would use (kvm, tcg,
+# tcg-icount), probing KVM if it has to, and boots nothing.
 #
 # Everything the guest gets is decided here: the host's root read-only over
 # virtio-9p, this checkout read-write at the same path, tmpfs on /tmp, a
@@ -39,6 +41,11 @@ VM_OUT=${VM_OUT:-$build/vm/last}
 VERBOSE=${VERBOSE:-0}
 
 interactive=0
+accel_only=0
+if [ "${1:-}" = "-a" ]; then
+	accel_only=1
+	shift
+fi
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 0
@@ -48,8 +55,8 @@ if [ "${1:-}" = "-i" ]; then
 	shift
 fi
 [ "${1:-}" = "--" ] && shift
-if [ "$interactive" = 0 ] && [ $# -eq 0 ]; then
-	echo "usage: vm/run.sh [-h] [-i] [-- COMMAND...]" >&2
+if [ "$interactive" = 0 ] && [ "$accel_only" = 0 ] && [ $# -eq 0 ]; then
+	echo "usage: vm/run.sh [-h] [-a] [-i] [-- COMMAND...]" >&2
 	exit 2
 fi
 
@@ -115,6 +122,11 @@ else
 	fi
 fi
 
+if [ "$accel_only" = 1 ]; then
+	echo "$label"
+	exit 0
+fi
+
 mkdir -p "$VM_OUT"
 VM_OUT=$(cd "$VM_OUT" && pwd)
 rm -f "$VM_OUT/status" "$VM_OUT/clocksource" "$VM_OUT/kernel-release" "$VM_OUT/boot.env"
@@ -139,6 +151,7 @@ quiet=quiet
 cmdline="console=ttyS0 $quiet panic=-1 tsc=reliable nokaslr
  root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
  init=$here/guest-init.sh lab.dir=$lab lab.out=$VM_OUT lab.interactive=$interactive
+ lab.kernel=$KERNEL lab.accel=$label
  null_blk.nr_devices=1 null_blk.queue_mode=2 null_blk.irqmode=0 null_blk.gb=16"
 cmdline=$(echo $cmdline)
 

@@ -1,0 +1,31 @@
+#!/bin/bash
+# bench/in-guest.sh KERNEL RUN: inside a lab guest, benchmark the running
+# kernel into RUN/raw/KERNEL/ and record its environment in RUN/env/.
+# Environment: QUICK, REPS, FIO_REPS, FIO=0 (microbenchmarks only).
+set -o pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=$1
+run=$2
+raw=$run/raw/$kernel
+# the run's settings: the guest does not inherit the host's environment
+[ -f "$run/bench.env" ] && . "$run/bench.env"
+export QUICK REPS FIO_REPS FIO
+mkdir -p "$raw" "$run/env"
+export BENCH_CLOCK_FILE=$run/.clock
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+{
+	echo "kernel=$kernel"
+	echo "guest_release=$(uname -r)"
+	echo "guest_clocksource=$cs"
+	echo "guest_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "guest_cpus=$(nproc)"
+	echo "guest_cmdline=$(cat /proc/cmdline)"
+	echo "fio=$(fio --version)"
+} >"$run/env/$kernel.guest.env"
+echo "[bench] $kernel: $(uname -r), clocksource $cs, $(nproc) cpu(s)"
+status=0
+"$here/micro-matrix.sh" "$kernel" "$raw" || status=1
+if [ "${FIO:-1}" = 1 ]; then
+	"$here/fio-matrix.sh" "$kernel" "$raw" || status=1
+fi
+exit $status

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""report.py RUN: write RUN/REPORT.md from the run's CSV tables (see
+summarize.py), its environment files and its plots. Every figure in the
+report is read from this run's files: nothing is carried over from
+elsewhere, and a cell the run did not measure is shown as absent.
+"""
+import csv
+import glob
+import os
+import sys
+
+
+def read_env(path):
+    env = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                if k:
+                    env[k] = v
+    return env
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def num(s, nd=1):
+    return f"{float(s):,.{nd}f}"
+
+
+def main():
+    run = os.path.abspath(sys.argv[1])
+    host = read_env(os.path.join(run, "env", "host.env"))
+    icount = host.get("accel") == "tcg-icount"
+    unit = "instr" if icount else "ns"
+    summary = read_csv(os.path.join(run, "summary.csv"))
+    overhead = read_csv(os.path.join(run, "overhead.csv"))
+    fio = read_csv(os.path.join(run, "fio.csv"))
+    kernels = host.get("kernels", "").split()
+
+    out = []
+    w = out.append
+    w(f"# Benchmark report: {os.path.basename(run)}\n")
+    w("What the io_uring ring-restriction checks cost on the submission path, "
+      "per op, against the unpatched baseline. Produced by `make bench`; "
+      "every figure below was measured in this run.\n")
+
+    w("## Environment\n")
+    w("| | |\n|---|---|")
+    w(f"| date (UTC) | {host.get('date', '?')} |")
+    w(f"| accelerator | {host.get('accel', '?')}"
+      + (f" (`-icount {host.get('icount')}`)" if icount else "") + " |")
+    w(f"| QEMU | {host.get('qemu', '?')} |")
+    w(f"| host | {host.get('host_cpu', '?')}, {host.get('host_cpus', '?')} CPUs, Linux {host.get('host_kernel', '?')} |")
+    for k in kernels:
+        b = read_env(os.path.join(run, "env", f"{k}.boot.env"))
+        g = read_env(os.path.join(run, "env", f"{k}.guest.env"))
+        w(f"| kernel `{k}` | {g.get('guest_release', b.get('kernel_release', '?'))}, "
+          f"clocksource {g.get('guest_clocksource', '?')}, {g.get('guest_cpus', '?')} guest CPU(s) |")
+    w(f"| tree | {host.get('tree', '?')} |")
+    w(f"| series | baseline {host.get('series_baseline', '?')}, restrictions "
+      f"{host.get('series_restrictions', '?')}, lab.config {host.get('lab_config', '?')} |")
+    w(f"| lab commit | {host.get('lab_commit', '?')} |")
+    w(f"| tools | {host.get('fio', '?')}, liburing {host.get('liburing', '?')} |")
+    w(f"| settings | {host.get('settings', '?').strip()} |")
+    w("")
+    if icount:
+        w("**Metric.** Under TCG with `-icount shift=0,sleep=off` one virtual "
+          "nanosecond is one guest instruction, so every per-op figure here is "
+          "**guest instructions per op** (user and kernel, everything the CPU "
+          "ran while the op was timed) and ops/s are ops per virtual second. "
+          "Wall time under TCG would measure QEMU, not the kernel.\n")
+    else:
+        w("**Metric.** Wall-clock ns per op and ops/s inside the guest.\n")
+    w("Each cell ran on every kernel on an unrestricted ring and on a ring "
+      "restricted to what the workload needs (reads: `IOSQE_FIXED_FILE` "
+      "required), repetitions interleaved, warm-up not counted, binaries on "
+      "tmpfs. *Median* is over the repetitions; *spread* is (max − min) / "
+      "median; the 95 % interval of a comparison is a bootstrap (2000 "
+      "resamples of both sides) of the ratio of medians. `baseline` has no "
+      "ring restrictions: its restricted cells are absent, not estimated.\n")
+
+    # headline: the check's cost on NOP batch 32, when measured
+    head = [r for r in overhead if r["cell"] == "nop b=32"
+            and r["comparison"] in ("patched: restricted vs unrestricted",
+                                    "upstream: restricted vs unrestricted",
+                                    "patched vs baseline, unrestricted")]
+    if head:
+        w("## Headline (NOP, 32 SQEs per submit)\n")
+        for r in head:
+            w(f"- {r['comparison']}: {float(r['delta_per_op']):+.2f} {unit}/SQE, "
+              f"{float(r['delta_pct']):+.3f} % (95 % CI {float(r['ci95_lo_pct']):+.3f} .. "
+              f"{float(r['ci95_hi_pct']):+.3f} %)")
+        w("")
+
+    w("## Microbenchmarks (`bench/ringbench`)\n")
+    cells = []
+    for r in summary:
+        if r["cell"] not in cells:
+            cells.append(r["cell"])
+    notes = {
+        "deny": "restricted = every NOP refused with -EACCES (policy allows reads only); unrestricted = the NOPs run.",
+        "setup": "one op = a whole ring: setup, (restricted: register policy, enable), teardown.",
+        "sqpoll": "one guest CPU under icount: the SQPOLL thread shares it with the submitter.",
+    }
+    for c in cells:
+        w(f"### {c}\n")
+        note = notes.get(c.split()[0])
+        if note:
+            w(f"_{note}_\n")
+        w(f"| kernel | ring | reps | median {unit}/op | min .. max | spread | ops/s |")
+        w("|---|---|---:|---:|---:|---:|---:|")
+        for r in summary:
+            if r["cell"] != c:
+                continue
+            w(f"| {r['kernel']} | {r['ring']} | {r['reps']} | {num(r['median_per_op'], 2)} | "
+              f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % | "
+              f"{num(r['median_ops_per_s'], 0)} |")
+        if "baseline" in kernels and not any(r["cell"] == c and r["kernel"] == "baseline"
+                                             and r["ring"] == "restricted" for r in summary):
+            w("| baseline | restricted | — | absent: no ring restrictions | | | |")
+        w("")
+        rows = [r for r in overhead if r["cell"] == c]
+        if rows:
+            w(f"| comparison | Δ median | 95 % CI | Δ {unit}/op |")
+            w("|---|---:|---:|---:|")
+            for r in rows:
+                w(f"| {r['comparison']} | {float(r['delta_pct']):+.3f} % | "
+                  f"{float(r['ci95_lo_pct']):+.3f} .. {float(r['ci95_hi_pct']):+.3f} % | "
+                  f"{float(r['delta_per_op']):+.2f} |")
+            w("")
+
+    w("## Plots\n")
+    for name, caption in (("ops", "ops/s per cell, three kernels × two rings"),
+                          ("overhead", "the restriction check's cost against NOP batch size")):
+        if os.path.exists(os.path.join(run, "plots", f"{name}.png")):
+            w(f"![{caption}](plots/{name}.png)\n")
+
+    if fio:
+        w("## fio (`fio-jobs/`)\n")
+        w("Restricted runs use `bench/uring-restrict` with the policy in the job "
+          "file; a run counts only if the wrapper restricted fio's ring and fio "
+          "reported no error. Latency is fio's completion latency (clat), "
+          + ("in guest instructions (icount)" if icount else "in µs") + ".\n")
+        w("| job | kernel | ring | reps | IOPS median (min .. max) | clat p50 | p90 | p99 | p99.9 |")
+        w("|---|---|---|---:|---:|---:|---:|---:|---:|")
+        div = 1 if icount else 1000
+        for r in fio:
+            lat = [f"{float(r[k]) / div:,.0f}" if r[k] else "" for k in
+                   ("clat_p50_ns", "clat_p90_ns", "clat_p99_ns", "clat_p99.9_ns")]
+            w(f"| {r['job']} | {r['kernel']} | {r['ring']} | {r['reps']} | "
+              f"{num(r['iops_median'], 0)} ({num(r['iops_min'], 0)} .. {num(r['iops_max'], 0)}) | "
+              + " | ".join(lat) + " |")
+        w("")
+        w("Caveats: fio 3.33 does not time SQPOLL submissions (its clat for "
+          "`*-sqpoll` jobs is its overflow bucket, not a latency; read the "
+          "IOPS). The emulated NVMe disk completes on QEMU's I/O thread, so "
+          "its figures depend on the host and vary from run to run even under icount.\n")
+        for f in sorted(glob.glob(os.path.join(run, "plots", "fio-*.png"))):
+            job = os.path.basename(f)[4:-4]
+            w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")
+
+    w("## Files\n")
+    w("`raw/<kernel>/micro.jsonl` (one ringbench JSON line per run), "
+      "`raw/<kernel>/fio/<job>.<ring>.<rep>.json` (fio's own JSON), "
+      "`summary.csv`, `overhead.csv`, `fio.csv`, `env/`, `logs/`, "
+      "`plots/` (PNG, SVG and the data behind them). `COMPLETE` is written last.\n")
+
+    tmp = os.path.join(run, f"REPORT.md.tmp.{os.getpid()}")
+    with open(tmp, "w") as f:
+        f.write("\n".join(out))
+    os.replace(tmp, os.path.join(run, "REPORT.md"))
+
+
+if __name__ == "__main__":
+    main()

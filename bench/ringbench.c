@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: ringbench - what an io_uring SQE costs on the submission
+ *		path, on an unrestricted ring and on a ring restricted with
+ *		IORING_REGISTER_RESTRICTIONS to exactly what the workload
+ *		needs (so the per-SQE check runs and passes).
+ *
+ * Workloads (-w):
+ *   nop     NOP SQEs, -b per io_uring_enter: the bare submission path
+ *   read    4 KiB O_DIRECT reads of -f at random offsets, registered file
+ *           and buffers, -d in flight; restricted rings require
+ *           IOSQE_FIXED_FILE
+ *   sqpoll  the same reads submitted by an SQPOLL thread
+ *   setup   control path, per ring: setup (R_DISABLED), register the
+ *           policy, enable, tear down; unrestricted: setup, tear down
+ *   deny    NOP SQEs, -b per enter, on a ring whose policy allows only
+ *           reads: each completes with -EACCES (IORING_SETUP_SUBMIT_ALL
+ *           keeps the batch going); unrestricted: the NOPs execute
+ *
+ * A line on stderr once a second while a run lasts; one JSON line per run
+ * on stdout. Exit status 77: the kernel has no ring restrictions (the
+ * restricted cell does not exist there).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <liburing.h>
+
+#define BS		4096
+#define EXIT_UNSUPPORTED 77
+#define MAX_TAGS	8
+
+enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY };
+
+static const char *const wl_names[] = {
+	[W_NOP] = "nop", [W_READ] = "read", [W_SQPOLL] = "sqpoll",
+	[W_SETUP] = "setup", [W_DENY] = "deny",
+};
+
+/*
+ * Measured ops per workload by default: about 30 million guest
+ * instructions each on a TCG guest, so that the timer ticks falling into
+ * a run (one per 4 million instructions under -icount) vary its length
+ * by well under 0.1 %.
+ */
+static const unsigned long default_ops[] = {
+	[W_NOP] = 100000, [W_READ] = 10000, [W_SQPOLL] = 10000,
+	[W_SETUP] = 400, [W_DENY] = 100000,
+};
+
+static struct {
+	enum workload wl;
+	int restricted;
+	unsigned int batch;
+	unsigned int depth;
+	const char *file;
+	unsigned long ops;
+	unsigned long warmup;
+	const char *tags[MAX_TAGS];
+	int ntags;
+} opt = {
+	.wl = W_NOP, .batch = 32, .depth = 32, .file = "/dev/nullb0",
+};
+
+struct bench {
+	struct io_uring ring;
+	int fd;
+	void *bufs;
+	uint64_t blocks;
+	uint64_t lcg;
+};
+
+static void usage(const char *prog, int status)
+{
+	fprintf(status ? stderr : stdout,
+		"Usage: %s [options]\n"
+		"  -w WORKLOAD  nop, read, sqpoll, setup, deny       (default nop)\n"
+		"  -r 0|1       restricted ring                        (default 0)\n"
+		"  -b N         SQEs per submit: nop, deny             (default 32)\n"
+		"  -d N         reads in flight: read, sqpoll          (default 32)\n"
+		"  -f PATH      read target, O_DIRECT          (default /dev/nullb0)\n"
+		"  -n N         measured ops  (default: nop, deny 100000; read, sqpoll 10000;\n"
+		"               setup 400)\n"
+		"  -W N         warm-up ops, not measured          (default n/10)\n"
+		"  -t KEY=VAL   extra field for the JSON line (repeatable)\n"
+		"  -h           this help\n", prog);
+	exit(status);
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ringbench: %s: ", wl_names[opt.wl]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int sys_register(int fd, unsigned int op, const void *arg,
+			unsigned int nr)
+{
+	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The policy each workload runs under: its opcodes, and for reads the
+ * fixed-file requirement. deny allows reads only, so its NOPs are refused.
+ */
+static int policy(struct io_uring_restriction *r)
+{
+	int n = 0;
+
+	memset(r, 0, 4 * sizeof(*r));
+	r[n].opcode = IORING_RESTRICTION_SQE_OP;
+	switch (opt.wl) {
+	case W_NOP:
+	case W_SETUP:
+		r[n++].sqe_op = IORING_OP_NOP;
+		break;
+	case W_READ:
+	case W_SQPOLL:
+		r[n++].sqe_op = IORING_OP_READ_FIXED;
+		r[n].opcode = IORING_RESTRICTION_SQE_FLAGS_REQUIRED;
+		r[n++].sqe_flags = IOSQE_FIXED_FILE;
+		break;
+	case W_DENY:
+		r[n++].sqe_op = IORING_OP_READ_FIXED;
+		break;
+	}
+	return n;
+}
+
+/*
+ * A ring for the workload. A restricted ring starts disabled, takes the
+ * policy and is enabled; what must be registered (files, buffers) is
+ * registered by the caller first, through @prepare, while it is disabled.
+ */
+static void ring_init(struct bench *b, unsigned int entries,
+		      unsigned int flags, void (*prepare)(struct bench *))
+{
+	struct io_uring_params p = { .flags = flags };
+	struct io_uring_restriction r[4];
+	int ret;
+
+	if (opt.wl == W_SQPOLL) {
+		p.flags |= IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 1000;	/* ms: never idles in a run */
+	}
+	if (opt.restricted)
+		p.flags |= IORING_SETUP_R_DISABLED;
+	ret = io_uring_queue_init_params(entries, &b->ring, &p);
+	if (ret == -EINVAL && opt.restricted) {
+		p.flags &= ~IORING_SETUP_R_DISABLED;
+		if (io_uring_queue_init_params(entries, &b->ring, &p) == 0) {
+			fprintf(stderr, "ringbench: kernel has no IORING_SETUP_R_DISABLED: no restricted ring here\n");
+			exit(EXIT_UNSUPPORTED);
+		}
+	}
+	if (ret)
+		die("io_uring_queue_init_params: %s", strerror(-ret));
+	if (prepare)
+		prepare(b);
+	if (!opt.restricted)
+		return;
+	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
+			   r, policy(r));
+	if (ret < 0)
+		die("IORING_REGISTER_RESTRICTIONS: %s", strerror(-ret));
+	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS,
+			   NULL, 0);
+	if (ret < 0)
+		die("IORING_REGISTER_ENABLE_RINGS: %s", strerror(-ret));
+}
+
+/* Reap exactly @n CQEs; each must carry @want. */
+static void reap(struct bench *b, unsigned int n, int want)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+	int ret;
+
+	while (seen < n) {
+		io_uring_for_each_cqe(&b->ring, head, cqe) {
+			if (cqe->res != want)
+				die("CQE %u: res %d (%s), want %d", seen,
+				    cqe->res, strerror(cqe->res < 0 ? -cqe->res : 0),
+				    want);
+			if (++seen == n)
+				break;
+		}
+		io_uring_cq_advance(&b->ring, seen);
+		if (seen < n) {
+			ret = io_uring_wait_cqe_nr(&b->ring, &cqe, n - seen);
+			if (ret)
+				die("io_uring_wait_cqe_nr: %s", strerror(-ret));
+			n -= seen;
+			seen = 0;
+		}
+	}
+}
+
+/* nop and deny: one round is @batch SQEs submitted by one enter. */
+static unsigned int round_nop(struct bench *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < opt.batch; i++)
+		io_uring_prep_nop(io_uring_get_sqe(&b->ring));
+	ret = io_uring_submit_and_wait(&b->ring, opt.batch);
+	if (ret != (int)opt.batch)
+		die("submit: %d (%s), want %u", ret,
+		    strerror(ret < 0 ? -ret : 0), opt.batch);
+	reap(b, opt.batch,
+	     opt.wl == W_DENY && opt.restricted ? -EACCES : 0);
+	return opt.batch;
+}
+
+/* A 4 KiB block at a pseudo-random, reproducible offset. */
+static uint64_t next_offset(struct bench *b)
+{
+	b->lcg = b->lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((b->lcg >> 17) % b->blocks) * BS;
+}
+
+static unsigned int round_read(struct bench *b)
+{
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < opt.depth; i++) {
+		sqe = io_uring_get_sqe(&b->ring);
+		/* one registered buffer (index 0) holds all @depth blocks */
+		io_uring_prep_read_fixed(sqe, 0, (char *)b->bufs + i * BS, BS,
+					 next_offset(b), 0);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+	if (opt.wl == W_SQPOLL) {
+		ret = io_uring_submit(&b->ring);
+		if (ret != (int)opt.depth)
+			die("submit: %d, want %u", ret, opt.depth);
+	} else {
+		ret = io_uring_submit_and_wait(&b->ring, opt.depth);
+		if (ret != (int)opt.depth)
+			die("submit: %d (%s), want %u", ret,
+			    strerror(ret < 0 ? -ret : 0), opt.depth);
+	}
+	reap(b, opt.depth, BS);
+	return opt.depth;
+}
+
+static void prepare_read(struct bench *b)
+{
+	struct iovec iov = { .iov_len = (size_t)opt.depth * BS };
+	int ret;
+
+	iov.iov_base = b->bufs;
+	ret = io_uring_register_buffers(&b->ring, &iov, 1);
+	if (ret)
+		die("io_uring_register_buffers: %s", strerror(-ret));
+	ret = io_uring_register_files(&b->ring, &b->fd, 1);
+	if (ret)
+		die("io_uring_register_files: %s", strerror(-ret));
+}
+
+static void open_target(struct bench *b)
+{
+	struct stat st;
+	uint64_t bytes;
+
+	b->fd = open(opt.file, O_RDONLY | O_DIRECT);
+	if (b->fd < 0)
+		die("open %s: %s", opt.file, strerror(errno));
+	if (fstat(b->fd, &st))
+		die("stat %s: %s", opt.file, strerror(errno));
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(b->fd, BLKGETSIZE64, &bytes))
+			die("BLKGETSIZE64 %s: %s", opt.file, strerror(errno));
+	} else {
+		bytes = st.st_size;
+	}
+	b->blocks = bytes / BS;
+	if (!b->blocks)
+		die("%s is smaller than one %d-byte block", opt.file, BS);
+	if (posix_memalign(&b->bufs, BS, (size_t)opt.depth * BS))
+		die("out of memory");
+	b->lcg = 42;
+}
+
+/* setup: one round is a whole ring's life. */
+static unsigned int round_setup(struct bench *b)
+{
+	ring_init(b, 8, 0, NULL);
+	io_uring_queue_exit(&b->ring);
+	return 1;
+}
+
+static void print_result(const char *what, uint64_t ops, uint64_t ns,
+			 FILE *f)
+{
+	struct utsname u;
+	int i;
+
+	uname(&u);
+	fprintf(f, "{\"workload\":\"%s\",\"ring\":\"%s\",\"batch\":%u,"
+		"\"depth\":%u,\"ops\":%" PRIu64 ",\"ns\":%" PRIu64 ","
+		"\"ns_per_op\":%.3f,\"ops_per_s\":%.1f,\"release\":\"%s\"",
+		wl_names[opt.wl],
+		opt.restricted ? "restricted" : "unrestricted",
+		opt.wl == W_NOP || opt.wl == W_DENY ? opt.batch : 0,
+		opt.wl == W_READ || opt.wl == W_SQPOLL ? opt.depth : 0,
+		ops, ns, (double)ns / ops, ops * 1e9 / ns, u.release);
+	for (i = 0; i < opt.ntags; i++) {
+		const char *eq = strchr(opt.tags[i], '=');
+
+		fprintf(f, ",\"%.*s\":\"%s\"", (int)(eq - opt.tags[i]),
+			opt.tags[i], eq + 1);
+	}
+	fprintf(f, "%s}\n", what);
+}
+
+int main(int argc, char *argv[])
+{
+	unsigned int (*round)(struct bench *);
+	uint64_t t0, t1, last, done = 0, since = 0;
+	struct bench b = { .fd = -1 };
+	unsigned long warm = 0;
+	int c, i;
+
+	while ((c = getopt(argc, argv, "w:r:b:d:f:n:W:t:h")) != -1) {
+		switch (c) {
+		case 'w':
+			for (i = 0; i <= W_DENY; i++)
+				if (!strcmp(optarg, wl_names[i]))
+					break;
+			if (i > W_DENY) {
+				fprintf(stderr, "ringbench: unknown workload '%s'\n", optarg);
+				usage(argv[0], 2);
+			}
+			opt.wl = i;
+			break;
+		case 'r':
+			opt.restricted = atoi(optarg);
+			break;
+		case 'b':
+			opt.batch = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			opt.depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			opt.file = optarg;
+			break;
+		case 'n':
+			opt.ops = strtoul(optarg, NULL, 0);
+			break;
+		case 'W':
+			opt.warmup = strtoul(optarg, NULL, 0);
+			warm = 1;
+			break;
+		case 't':
+			if (opt.ntags == MAX_TAGS || !strchr(optarg, '=')) {
+				fprintf(stderr, "ringbench: -t wants KEY=VALUE, at most %d\n", MAX_TAGS);
+				usage(argv[0], 2);
+			}
+			opt.tags[opt.ntags++] = optarg;
+			break;
+		case 'h':
+			usage(argv[0], 0);
+			break;
+		default:
+			usage(argv[0], 2);
+		}
+	}
+	if (!opt.batch || opt.batch > 4096 || !opt.depth || opt.depth > 4096) {
+		fprintf(stderr, "ringbench: -b and -d must be 1..4096\n");
+		usage(argv[0], 2);
+	}
+	if (!opt.ops)
+		opt.ops = default_ops[opt.wl];
+	if (!warm)
+		opt.warmup = opt.ops / 10;
+
+	switch (opt.wl) {
+	case W_NOP:
+		ring_init(&b, opt.batch, 0, NULL);
+		round = round_nop;
+		break;
+	case W_DENY:
+		ring_init(&b, opt.batch, IORING_SETUP_SUBMIT_ALL, NULL);
+		round = round_nop;
+		break;
+	case W_READ:
+	case W_SQPOLL:
+		open_target(&b);
+		ring_init(&b, opt.depth, 0, prepare_read);
+		round = round_read;
+		break;
+	case W_SETUP:
+		/* fails here, not mid-run, on a kernel without R_DISABLED */
+		ring_init(&b, 8, 0, NULL);
+		io_uring_queue_exit(&b.ring);
+		round = round_setup;
+		break;
+	default:
+		return 2;
+	}
+
+	while (done < opt.warmup)
+		done += round(&b);
+
+	done = 0;
+	t0 = last = now_ns();
+	while (done < opt.ops) {
+		done += round(&b);
+		/* the clock is read once per 256 rounds, not per round */
+		if (!(++since & 255)) {
+			t1 = now_ns();
+			if (t1 - last >= 1000000000ULL) {
+				fprintf(stderr, "ringbench: %s %s: %.0f ops/s, %.1f ns/op, %" PRIu64 "/%lu ops\n",
+					wl_names[opt.wl],
+					opt.restricted ? "restricted" : "unrestricted",
+					done * 1e9 / (t1 - t0),
+					(double)(t1 - t0) / done, done, opt.ops);
+				last = t1;
+			}
+		}
+	}
+	t1 = now_ns();
+
+	print_result("", done, t1 - t0, stdout);
+	if (opt.wl != W_SETUP)
+		io_uring_queue_exit(&b.ring);
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# bench/run.sh: `make bench`. On the host: boot each of KERNELS, run the
+# benchmark matrix inside it (bench/in-guest.sh), then summarize, plot and
+# write the report, all into one run folder:
+#   results/<UTC timestamp>-<accelerator>/
+#     env/      host, per-kernel boot and guest environment
+#     raw/      ringbench JSON lines and fio's JSON, per kernel
+#     logs/     console logs and tool stderr
+#     summary.csv overhead.csv fio.csv REPORT.md plots/
+#     COMPLETE  written last: a folder without it is a killed run
+# Inside a lab guest (make vm, then make bench) it benchmarks the running
+# kernel only, into the same layout.
+#
+# Environment: KERNELS, ACCEL, ICOUNT (auto: on TCG, count instructions
+# with -icount), QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+
+in_guest=0
+grep -q 'lab\.out=' /proc/cmdline 2>/dev/null && in_guest=1
+cmdline_arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p"; }
+
+if [ "$in_guest" = 1 ]; then
+	accel=$(cmdline_arg lab.accel)
+	kernels=$(cmdline_arg lab.kernel)
+else
+	kernels=${KERNELS:-baseline patched upstream}
+	# Wall time under TCG measures QEMU, not the kernel: count
+	# instructions instead, unless asked otherwise.
+	if [ "${ICOUNT:-auto}" = auto ]; then
+		if [ "$(ICOUNT=0 "$lab/vm/run.sh" -a)" = tcg ]; then
+			ICOUNT=1
+		else
+			ICOUNT=0
+		fi
+	fi
+	export ICOUNT
+	accel=$(KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
+fi
+
+run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel}
+mkdir -p "$run/env" "$run/logs" "$run/raw"
+run=$(cd "$run" && pwd)
+rm -f "$run/COMPLETE"
+{
+	echo "QUICK=${QUICK:-0}"
+	[ -n "${REPS:-}" ] && echo "REPS=$REPS"
+	[ -n "${FIO_REPS:-}" ] && echo "FIO_REPS=$FIO_REPS"
+	echo "FIO=${FIO:-1}"
+} | write_atomic "$run/bench.env"
+
+series_hash() { cat "$lab/kernel-patches/$1/series" "$lab/kernel-patches/$1/"*.patch | sha1sum | cut -c1-12; }
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "accel=$accel"
+	echo "icount=$([ "$accel" = tcg-icount ] && echo 'shift=0,sleep=off' || echo no)"
+	echo "metric=$([ "$accel" = tcg-icount ] && echo 'guest instructions per op (icount: 1 virtual ns = 1 instruction)' || echo 'ns per op')"
+	echo "kernels=$kernels"
+	echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p')"
+	echo "host_kernel=$(uname -r)"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "host_cpus=$(nproc)"
+	echo "lab_commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$lab" diff --quiet HEAD 2>/dev/null || echo -dirty)"
+	echo "series_baseline=$(series_hash baseline)"
+	echo "series_restrictions=$(series_hash restrictions)"
+	echo "lab_config=$(sha1sum "$lab/kernel-patches/lab.config" | cut -c1-12)"
+	echo "tree=$(dpkg-query -W -f='${Package} ${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
+	echo "fio=$(fio --version 2>/dev/null || echo missing)"
+	echo "liburing=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null || echo unknown)"
+	echo "settings=$(tr '\n' ' ' <"$run/bench.env")"
+	echo "in_guest=$in_guest"
+} | write_atomic "$run/env/host.env"
+
+echo "[bench] run folder: $run"
+echo "[bench] kernels: $kernels; accelerator: $accel; settings: $(tr '\n' ' ' <"$run/bench.env")"
+status=0
+t0=$(date +%s)
+nk=$(wc -w <<<"$kernels")
+i=0
+for k in $kernels; do
+	i=$((i + 1))
+	echo "[bench] kernel $i/$nk: $k ($(fmt_secs $(( $(date +%s) - t0 ))) so far)"
+	if [ "$in_guest" = 1 ]; then
+		"$here/in-guest.sh" "$k" "$run" || status=1
+		continue
+	fi
+	KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" || status=1
+	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
+	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
+		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
+done
+rm -f "$run/.clock"
+if [ "$status" != 0 ]; then
+	echo "[bench] error: a benchmark failed (see $run/logs and raw/*/*.log); no report" >&2
+	exit 1
+fi
+
+echo "[bench] summarizing"
+python3 "$here/summarize.py" "$run"
+"$lab/plots/draw.sh" "$run"
+python3 "$here/report.py" "$run"
+date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
+ln -sfn "$(basename "$run")" "$lab/results/latest" 2>/dev/null || true
+echo "[bench] done in $(fmt_secs $(( $(date +%s) - t0 ))): $run/REPORT.md"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# plots/draw.sh [RUN]: draw a bench run's pictures, PNG and SVG, into
+# RUN/plots/ from the data bench/summarize.py left in RUN/plots/data/.
+# RUN defaults to results/latest.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+run=${1:-$here/../results/latest}
+[ -d "$run/plots/data" ] || { echo "plots: no plot data in $run (run bench/summarize.py $run)" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "plots: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+data=$run/plots/data
+# the metric follows the accelerator: instructions under icount
+if grep -q '^accel=tcg-icount' "$run/env/host.env" 2>/dev/null; then
+	metric='ops per virtual second (icount: 1e9 / instructions per op)'
+	unit=instructions
+	lat_unit='thousand instructions (icount)'
+else
+	metric='ops/s'
+	unit=ns
+	lat_unit=us
+fi
+draw() { # script output-base extra-gnuplot-settings...
+	local gp=$1 base=$2
+	shift 2
+	gnuplot -e "data='$data'; out='$base.png'; term='pngcairo size 1000,500 font \"sans,10\"'; metric='$metric'; unit='$unit'" "$@" "$here/$gp"
+	gnuplot -e "data='$data'; out='$base.svg'; term='svg size 1000,500 dynamic font \"sans,10\"'; metric='$metric'; unit='$unit'" "$@" "$here/$gp"
+}
+# gnuplot reads 'term' as a string; the scripts say 'set terminal @term'
+n=0
+draw ops.gp "$run/plots/ops"
+n=$((n + 1))
+if [ "$(grep -vc '^#' "$data/batch.dat")" -gt 0 ]; then
+	draw overhead.gp "$run/plots/overhead"
+	n=$((n + 1))
+fi
+for f in "$data"/fio-*.dat; do
+	[ -e "$f" ] || continue
+	job=$(basename "$f" .dat)
+	job=${job#fio-}
+	gnuplot -e "data='$f'; out='$run/plots/fio-$job.png'; term='pngcairo size 800,450 font \"sans,10\"'; job='$job'; unit='$lat_unit'" "$here/fio-lat.gp"
+	gnuplot -e "data='$f'; out='$run/plots/fio-$job.svg'; term='svg size 800,450 dynamic font \"sans,10\"'; job='$job'; unit='$lat_unit'" "$here/fio-lat.gp"
+	n=$((n + 1))
+done
+echo "[plots] $n pictures (PNG and SVG) in $run/plots"
