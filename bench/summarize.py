@@ -108,10 +108,12 @@ def load_fio(run):
     runs = {}  # (job, kernel, ring) -> [job dict]
     for path in sorted(glob.glob(os.path.join(run, "raw", "*", "fio", "*.json"))):
         kernel = os.path.basename(os.path.dirname(os.path.dirname(path)))
-        job, ring, _rep, _ = os.path.basename(path).rsplit(".", 3)
+        # GROUP.RING.REP.json: one fio process, one or more jobs
+        _group, ring, _rep, _ = os.path.basename(path).rsplit(".", 3)
         with open(path) as f:
             d = json.load(f)
-        runs.setdefault((job, kernel, ring), []).append(d["jobs"][0])
+        for job in d["jobs"]:
+            runs.setdefault((job["jobname"], kernel, ring), []).append(job)
     return runs
 
 

@@ -159,7 +159,12 @@ qemu_args+=(-kernel "$image" -append "$cmdline"
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$lab,mount_tag=lab,security_model=none,multidevs=remap"
 	-drive "file=$nvme,if=none,id=nvm,format=raw"
-	-device nvme,serial=lab0001,drive=nvm)
+	-device nvme,serial=lab0001,drive=nvm
+	-fw_cfg name=etc/sercon-port,string=0)
+# SeaBIOS would mirror its screen to the serial console (escape codes in
+# every log); sercon-port=0 stops it. QEMU warns about the name's prefix
+# each boot, which says nothing here.
+qemu_quiet() { grep -v --line-buffered 'externally provided fw_cfg item' >&2; }
 if [ "$interactive" = 1 ]; then
 	qemu_args+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$log"
 		-serial chardev:con -mon chardev=con)
@@ -174,10 +179,10 @@ echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, timeou
 t0=$SECONDS
 set +e
 if [ "$interactive" = 1 ]; then
-	qemu-system-x86_64 "${qemu_args[@]}"
+	qemu-system-x86_64 "${qemu_args[@]}" 2> >(qemu_quiet)
 	rc=$?
 else
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null
+	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2> >(qemu_quiet)
 	rc=$?
 fi
 set -e
