@@ -38,7 +38,7 @@ for f in "$lab"/fio-jobs/*.fio; do
 	group_policy[$g]=$p
 	group_jobs[$g]="${group_jobs[$g]:-} $name"
 done
-mapfile -t groups < <(printf '%s\n' "${!group_jobs[@]}" | sort)
+read -r -a groups <<<"$(printf '%s\n' "${!group_jobs[@]}" | sort | tr '\n' ' ')"
 
 mkdir -p "$out/fio"
 : >"$out/fio.log"

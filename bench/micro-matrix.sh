@@ -17,12 +17,12 @@ quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	cells=("nop -b 1 -n 30000" "nop -b 32 -n 100000" "read -d 32 -n 15000"
-		"sqpoll -d 32 -n 15000" "setup -n 400" "deny -b 32 -n 100000")
+		"sqpoll -d 32 -n 15000" "setup -n 3200" "deny -b 32 -n 100000")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 30000" "nop -b 8 -n 80000" "nop -b 32 -n 100000"
 		"nop -b 128 -n 100000" "read -d 1 -n 8000" "read -d 32 -n 15000"
-		"sqpoll -d 1 -n 4000" "sqpoll -d 32 -n 15000" "setup -n 400"
+		"sqpoll -d 1 -n 4000" "sqpoll -d 32 -n 15000" "setup -n 3200"
 		"deny -b 32 -n 100000")
 fi
 mkdir -p "$out"
@@ -57,8 +57,10 @@ for rep in $(seq 1 "$reps"); do
 				progress "$kernel micro" "$done" "$total"
 				continue
 			fi
+			# setarch -R: the same address layout in every run, so
+			# page-table and allocator paths do not vary with ASLR
 			# shellcheck disable=SC2086
-			"$bin" -w "$wl" $args -r "$r" -t kernel="$kernel" -t rep="$rep" \
+			setarch -R "$bin" -w "$wl" $args -r "$r" -t kernel="$kernel" -t rep="$rep" \
 				>>"$part" 2>>"$out/micro.log"
 			rc=$?
 			if [ "$rc" = 77 ]; then

@@ -104,7 +104,8 @@ def main():
             cells.append(r["cell"])
     notes = {
         "deny": "restricted = every NOP refused with -EACCES (policy allows reads only); unrestricted = the NOPs run.",
-        "setup": "one op = a whole ring: setup, (restricted: register policy, enable), teardown.",
+        "setup": "one op = a whole ring: setup, (restricted: register the policy, enable), teardown; "
+                 "timed on the thread's CPU time, so teardown work left to a kworker and RCU is not in it.",
         "sqpoll": "one guest CPU under icount: the SQPOLL thread shares it with the submitter.",
     }
     for c in cells:
@@ -158,8 +159,11 @@ def main():
         w("")
         w("Caveats: fio 3.33 does not time SQPOLL submissions (its clat for "
           "`*-sqpoll` jobs is its overflow bucket, not a latency; read the "
-          "IOPS). The emulated NVMe disk completes on QEMU's I/O thread, so "
-          "its figures depend on the host and vary from run to run even under icount.\n")
+          "IOPS). The emulated NVMe disk completes on QEMU's I/O thread while "
+          "the guest waits idle" + (", and under `sleep=off` idle guest time jumps to the next "
+          "timer: NVMe figures show the emulation, not the kernel, and vary from run to run; "
+          "the null_blk jobs are the ones that measure the submission path" if icount else
+          ": its figures depend on the host") + ".\n")
         for f in sorted(glob.glob(os.path.join(run, "plots", "fio-*.png"))):
             job = os.path.basename(f)[4:-4]
             w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")

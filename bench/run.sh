@@ -81,7 +81,14 @@ nk=$(wc -w <<<"$kernels")
 i=0
 for k in $kernels; do
 	i=$((i + 1))
-	echo "[bench] kernel $i/$nk: $k ($(fmt_secs $(( $(date +%s) - t0 ))) so far)"
+	el=$(( $(date +%s) - t0 ))
+	if [ "$i" -gt 1 ]; then
+		# baseline has half the cells: the estimate errs long
+		eta=", about $(fmt_secs $(( el * (nk - i + 1) / (i - 1) ))) left"
+	else
+		eta=""
+	fi
+	echo "[bench] kernel $i/$nk: $k ($(fmt_secs "$el") so far$eta)"
 	if [ "$in_guest" = 1 ]; then
 		"$here/in-guest.sh" "$k" "$run" || status=1
 		continue

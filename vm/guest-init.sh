@@ -16,6 +16,11 @@ done
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
+# devtmpfs lacks these links; bash's <(...) needs /dev/fd
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 for d in /tmp /run /var/tmp; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d"
