@@ -17,12 +17,12 @@ quick=${QUICK:-0}
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	cells=("nop -b 1 -n 30000" "nop -b 32 -n 100000" "read -d 32 -n 15000"
-		"sqpoll -d 32 -n 15000" "setup -n 3200" "deny -b 32 -n 100000")
+		"sqpoll -d 32 -n 15000" "setup -n 1600" "deny -b 32 -n 100000")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 30000" "nop -b 8 -n 80000" "nop -b 32 -n 100000"
 		"nop -b 128 -n 100000" "read -d 1 -n 8000" "read -d 32 -n 15000"
-		"sqpoll -d 1 -n 4000" "sqpoll -d 32 -n 15000" "setup -n 3200"
+		"sqpoll -d 1 -n 4000" "sqpoll -d 32 -n 15000" "setup -n 1600"
 		"deny -b 32 -n 100000")
 fi
 mkdir -p "$out"
