@@ -18,11 +18,14 @@ else
 	unit=ns
 	lat_unit=us
 fi
+# every picture names what produced its figures
+env=$run/env/host.env
+sub="$(sed -n 's/^accel=//p' "$env"), QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
 draw() { # script output-base extra-gnuplot-settings...
 	local gp=$1 base=$2
 	shift 2
-	gnuplot -e "data='$data'; out='$base.png'; term='pngcairo size 1000,500 font \"sans,10\"'; metric='$metric'; unit='$unit'" "$@" "$here/$gp"
-	gnuplot -e "data='$data'; out='$base.svg'; term='svg size 1000,500 dynamic font \"sans,10\"'; metric='$metric'; unit='$unit'" "$@" "$here/$gp"
+	gnuplot -e "data='$data'; out='$base.png'; term='pngcairo size 1000,500 font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'" "$@" "$here/$gp"
+	gnuplot -e "data='$data'; out='$base.svg'; term='svg size 1000,500 dynamic font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'" "$@" "$here/$gp"
 }
 # gnuplot reads 'term' as a string; the scripts say 'set terminal @term'
 n=0
@@ -36,8 +39,8 @@ for f in "$data"/fio-*.dat; do
 	[ -e "$f" ] || continue
 	job=$(basename "$f" .dat)
 	job=${job#fio-}
-	gnuplot -e "data='$f'; out='$run/plots/fio-$job.png'; term='pngcairo size 800,450 font \"sans,10\"'; job='$job'; unit='$lat_unit'" "$here/fio-lat.gp"
-	gnuplot -e "data='$f'; out='$run/plots/fio-$job.svg'; term='svg size 800,450 dynamic font \"sans,10\"'; job='$job'; unit='$lat_unit'" "$here/fio-lat.gp"
+	gnuplot -e "data='$f'; out='$run/plots/fio-$job.png'; term='pngcairo size 800,450 font \"sans,10\"'; job='$job'; unit='$lat_unit'; sub='$sub'" "$here/fio-lat.gp"
+	gnuplot -e "data='$f'; out='$run/plots/fio-$job.svg'; term='svg size 800,450 dynamic font \"sans,10\"'; job='$job'; unit='$lat_unit'; sub='$sub'" "$here/fio-lat.gp"
 	n=$((n + 1))
 done
 echo "[plots] $n pictures (PNG and SVG) in $run/plots"

@@ -3,7 +3,7 @@
 # plots/draw.sh once per job with: data (file), out, term, job, unit.
 set terminal @term
 set output out
-set title 'fio '.job.': completion latency percentiles (median of repetitions)' noenhanced
+set title 'fio '.job.': completion latency percentiles (median of repetitions)'."\n".sub noenhanced
 set ylabel 'clat ('.unit.')' noenhanced
 set xlabel 'percentile'
 set logscale y

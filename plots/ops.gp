@@ -3,7 +3,7 @@
 # Called by plots/draw.sh with: data (folder), out (file), term, metric.
 set terminal @term
 set output out
-set title "io\\_uring submission throughput per cell (median; bars: slowest..fastest repetition)" noenhanced
+set title "io_uring submission throughput per cell (median; bars: slowest..fastest repetition)\n".sub noenhanced
 set ylabel metric noenhanced
 set logscale y
 set grid ytics

@@ -3,7 +3,7 @@
 # SQE (instructions under icount, else ns). Called by plots/draw.sh.
 set terminal @term
 set output out
-set multiplot layout 1,2 title "Restriction check cost per NOP SQE against batch size (medians)" noenhanced
+set multiplot layout 1,2 title "Restriction check cost per NOP SQE against batch size (medians)\n".sub noenhanced
 set logscale x 2
 set xlabel 'SQEs per io\_uring\_enter'
 set grid
