@@ -52,7 +52,7 @@ static const char *const wl_names[] = {
 };
 
 /*
- * Measured ops per workload by default: about 30 million guest
+ * Measured ops per workload by default: about 15 million guest
  * instructions each on a TCG guest, so that the timer ticks falling into
  * a run (one per 4 million instructions under -icount) vary its length
  * by well under 0.1 %. setup needs more rings than that: a ring's
@@ -60,8 +60,8 @@ static const char *const wl_names[] = {
  * from run to run where 1600 average them out (warm-up: n/4).
  */
 static const unsigned long default_ops[] = {
-	[W_NOP] = 100000, [W_READ] = 10000, [W_SQPOLL] = 10000,
-	[W_SETUP] = 1600, [W_DENY] = 100000,
+	[W_NOP] = 50000, [W_READ] = 4000, [W_SQPOLL] = 4000,
+	[W_SETUP] = 1600, [W_DENY] = 50000,
 };
 
 static struct {
@@ -95,7 +95,7 @@ static void usage(const char *prog, int status)
 		"  -b N         SQEs per submit: nop, deny             (default 32)\n"
 		"  -d N         reads in flight: read, sqpoll          (default 32)\n"
 		"  -f PATH      read target, O_DIRECT          (default /dev/nullb0)\n"
-		"  -n N         measured ops  (default: nop, deny 100000; read, sqpoll 10000;\n"
+		"  -n N         measured ops  (default: nop, deny 50000; read, sqpoll 4000;\n"
 		"               setup 1600)\n"
 		"  -W N         warm-up ops, not measured  (default n/10; setup n/4)\n"
 		"  -t KEY=VAL   extra field for the JSON line (repeatable)\n"
