@@ -8,7 +8,7 @@
 # raw as OUT/fio/<policy group>.<ring>.<rep>.json; fio's stderr in
 # OUT/fio.log. A restricted run counts only if the wrapper restricted every
 # job's ring and fio saw no error: a denied I/O must not pass as a fast one.
-# Environment: FIO_REPS (3), QUICK=1 (null_blk QD 32 and SQPOLL jobs, 1 rep).
+# Environment: FIO_REPS (2), QUICK=1 (null_blk QD 32 and SQPOLL jobs, 1 rep).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -16,7 +16,7 @@ lab=$(cd "$here/.." && pwd)
 kernel=$1
 out=$2
 quick=${QUICK:-0}
-if [ "$quick" = 1 ]; then reps=${FIO_REPS:-1}; else reps=${FIO_REPS:-3}; fi
+if [ "$quick" = 1 ]; then reps=${FIO_REPS:-1}; else reps=${FIO_REPS:-2}; fi
 
 # group the jobs by policy: "; policy-group: NAME" and "; policy: ..."
 declare -A group_jobs group_policy
