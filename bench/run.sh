@@ -44,6 +44,8 @@ run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel}
 mkdir -p "$run/env" "$run/logs" "$run/raw"
 run=$(cd "$run" && pwd)
 rm -f "$run/COMPLETE"
+# elapsed times by the host's clock, also inside an icount guest (lib.sh)
+export BENCH_CLOCK_FILE=$run/.clock
 {
 	echo "QUICK=${QUICK:-0}"
 	[ -n "${REPS:-}" ] && echo "REPS=$REPS"
@@ -76,12 +78,12 @@ series_hash() { cat "$lab/kernel-patches/$1/series" "$lab/kernel-patches/$1/"*.p
 echo "[bench] run folder: $run"
 echo "[bench] kernels: $kernels; accelerator: $accel; settings: $(tr '\n' ' ' <"$run/bench.env")"
 status=0
-t0=$(date +%s)
+t0=$(host_now)
 nk=$(wc -w <<<"$kernels")
 i=0
 for k in $kernels; do
 	i=$((i + 1))
-	el=$(( $(date +%s) - t0 ))
+	el=$(( $(host_now) - t0 ))
 	if [ "$i" -gt 1 ]; then
 		# baseline has half the cells: the estimate errs long
 		eta=", about $(fmt_secs $(( el * (nk - i + 1) / (i - 1) ))) left"
@@ -98,8 +100,8 @@ for k in $kernels; do
 	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
 		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
 done
-rm -f "$run/.clock"
 if [ "$status" != 0 ]; then
+	rm -f "$run/.clock"
 	echo "[bench] error: a benchmark failed (see $run/logs and raw/*/*.log); no report" >&2
 	exit 1
 fi
@@ -110,4 +112,5 @@ python3 "$here/summarize.py" "$run"
 python3 "$here/report.py" "$run"
 date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
 ln -sfn "$(basename "$run")" "$lab/results/latest" 2>/dev/null || true
-echo "[bench] done in $(fmt_secs $(( $(date +%s) - t0 ))): $run/REPORT.md"
+echo "[bench] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
+rm -f "$run/.clock"

@@ -21,6 +21,8 @@ fi
 # every picture names what produced its figures
 env=$run/env/host.env
 sub="$(sed -n 's/^accel=//p' "$env"), QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
+# gnuplot warns about the absent cells (baseline has no restricted ring)
+gnuplot() { command gnuplot "$@" 2>&1 | grep -vE 'no valid points|empty y range' >&2 || true; }
 draw() { # script output-base extra-gnuplot-settings...
 	local gp=$1 base=$2
 	shift 2
