@@ -347,14 +347,13 @@ static unsigned int round_setup(struct bench *b)
 	return SETUP_BATCH;
 }
 
-static void print_result(const char *what, uint64_t ops, uint64_t ns,
-			 FILE *f)
+static void print_result(uint64_t ops, uint64_t ns)
 {
 	struct utsname u;
 	int i;
 
 	uname(&u);
-	fprintf(f, "{\"workload\":\"%s\",\"ring\":\"%s\",\"batch\":%u,"
+	printf("{\"workload\":\"%s\",\"ring\":\"%s\",\"batch\":%u,"
 		"\"depth\":%u,\"ops\":%" PRIu64 ",\"ns\":%" PRIu64 ","
 		"\"ns_per_op\":%.3f,\"ops_per_s\":%.1f,\"clock\":\"%s\","
 		"\"release\":\"%s\"",
@@ -368,10 +367,10 @@ static void print_result(const char *what, uint64_t ops, uint64_t ns,
 	for (i = 0; i < opt.ntags; i++) {
 		const char *eq = strchr(opt.tags[i], '=');
 
-		fprintf(f, ",\"%.*s\":\"%s\"", (int)(eq - opt.tags[i]),
+		printf(",\"%.*s\":\"%s\"", (int)(eq - opt.tags[i]),
 			opt.tags[i], eq + 1);
 	}
-	fprintf(f, "%s}\n", what);
+	printf("}\n");
 }
 
 int main(int argc, char *argv[])
@@ -484,7 +483,7 @@ int main(int argc, char *argv[])
 	}
 	t1 = now_ns();
 
-	print_result("", done, t1 - t0, stdout);
+	print_result(done, t1 - t0);
 	if (opt.wl != W_SETUP)
 		io_uring_queue_exit(&b.ring);
 	return 0;
