@@ -36,13 +36,17 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
 .PHONY: help deps deps-tools tree kernels kernel vm test test-bin \
-	check-patches bench bench-bin plots report clean distclean
+	check-patches bench bench-bin plugin trace plots report clean distclean
 
 help:
 	@echo 'uring-restrict-lab targets:'
 	@echo '  make bench          build kernels and benchmarks, run the matrix in each kernel,'
 	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short)'
 	@echo '  make bench-bin      build ringbench and the uring-restrict wrapper'
+	@echo '  make trace          boot each kernel under TCG icount with the insn-count QEMU'
+	@echo '                      plugin, run bpftrace and perf in it: results/<time>-tcg-icount-trace/'
+	@echo '                      with per-function attribution and REPORT.md'
+	@echo '  make plugin         build the insn-count QEMU plugin (tracing/insn-count.c)'
 	@echo '  make plots          draw RUN'"'"'s pictures (PNG, SVG) from its raw data'
 	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
@@ -97,18 +101,29 @@ $(BUILD)/tests/restrictions: tests/restrictions.c | deps
 vm: kernel
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
-test: kernels test-bin bench-bin
+test: kernels test-bin bench-bin plugin deps-tools
 	@tests/run.sh $(KERNELS)
 
 bench-bin: $(BENCH_BIN)
 
-$(BUILD)/bench/ringbench: bench/ringbench.c | deps
+$(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
 
 $(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# QEMU loads the plugin into itself: no guest libraries, only the host's.
+PLUGIN := $(BUILD)/tracing/insn-count.so
+plugin: $(PLUGIN)
+
+$(PLUGIN): tracing/insn-count.c tracing/qemu-plugin-7.2.h tracing/lab-marker.h | deps
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden -o $@ $<
+
+trace: kernels bench-bin plugin deps-tools
+	@KERNELS="$(KERNELS)" tracing/run.sh
 
 ifeq ($(IN_GUEST),1)
 bench: bench-bin
@@ -118,8 +133,13 @@ bench: kernels bench-bin
 	@KERNELS="$(KERNELS)" bench/run.sh
 endif
 
+# A run folder holds make bench's data, make trace's, or both.
 plots:
-	@python3 bench/summarize.py $(RUN) && plots/draw.sh $(RUN)
+	@[ -d "$(RUN)/raw" ] || { echo "plots: $(RUN) is not a run folder" >&2; exit 1; }
+	@if ls $(RUN)/raw/*/micro.jsonl >/dev/null 2>&1; then python3 bench/summarize.py $(RUN); fi
+	@if ls $(RUN)/raw/*/insn-count.txt >/dev/null 2>&1; then \
+		python3 tracing/attribute.py $(RUN) && python3 tracing/summarize.py $(RUN); fi
+	@plots/draw.sh $(RUN)
 
 report: plots
 	@python3 bench/report.py $(RUN) && echo "[report] $(RUN)/REPORT.md"

@@ -35,13 +35,38 @@ progress() {
 	elapsed=$((now - progress_t0))
 	if [ "$done" -gt 0 ]; then
 		left=$(( elapsed * (total - done) / done ))
-		echo "[bench] $what: $done/$total, $(fmt_secs "$elapsed") so far, about $(fmt_secs "$left") left"
+		echo "[${PROGRESS_TAG:-bench}] $what: $done/$total, $(fmt_secs "$elapsed") so far, about $(fmt_secs "$left") left"
 	else
-		echo "[bench] $what: 0/$total"
+		echo "[${PROGRESS_TAG:-bench}] $what: 0/$total"
 	fi
 }
 
 # write_atomic FILE: stdin to FILE, visible only once complete
 write_atomic() {
 	cat >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
+}
+
+# host_env ACCEL KERNELS SETTINGS-FILE: what produced a run's figures, as
+# KEY=VALUE lines for RUN/env/host.env (read by the reports and plots)
+host_env() {
+	local lab series
+	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	series() { cat "$lab/kernel-patches/$1/series" "$lab/kernel-patches/$1/"*.patch | sha1sum | cut -c1-12; }
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "accel=$1"
+	echo "icount=$([ "$1" = tcg-icount ] && echo 'shift=0,sleep=off' || echo no)"
+	echo "metric=$([ "$1" = tcg-icount ] && echo 'guest instructions per op (icount: 1 virtual ns = 1 instruction)' || echo 'ns per op')"
+	echo "kernels=$2"
+	echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p')"
+	echo "host_kernel=$(uname -r)"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "host_cpus=$(nproc)"
+	echo "lab_commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$lab" diff --quiet HEAD 2>/dev/null || echo -dirty)"
+	echo "series_baseline=$(series baseline)"
+	echo "series_restrictions=$(series restrictions)"
+	echo "lab_config=$(sha1sum "$lab/kernel-patches/lab.config" | cut -c1-12)"
+	echo "tree=$(dpkg-query -W -f='${Package} ${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
+	echo "fio=$(fio --version 2>/dev/null || echo missing)"
+	echo "liburing=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null || echo unknown)"
+	echo "settings=$(tr '\n' ' ' <"$3")"
 }

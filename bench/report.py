@@ -9,6 +9,9 @@ import glob
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tracing"))
+import report_trace  # noqa: E402  (make trace's section)
+
 
 def read_env(path):
     env = {}
@@ -42,12 +45,21 @@ def main():
     fio = read_csv(os.path.join(run, "fio.csv"))
     kernels = host.get("kernels", "").split()
 
+    traced = os.path.isdir(os.path.join(run, "trace"))
+    bench = bool(summary)
+
     out = []
     w = out.append
-    w(f"# Benchmark report: {os.path.basename(run)}\n")
-    w("What the io_uring ring-restriction checks cost on the submission path, "
-      "per op, against the unpatched baseline. Produced by `make bench`; "
-      "every figure below was measured in this run.\n")
+    if bench:
+        w(f"# Benchmark report: {os.path.basename(run)}\n")
+        w("What the io_uring ring-restriction checks cost on the submission path, "
+          "per op, against the unpatched baseline. Produced by `make bench`; "
+          "every figure below was measured in this run.\n")
+    else:
+        w(f"# Trace report: {os.path.basename(run)}\n")
+        w("Where the io_uring ring-restriction checks spend their instructions, "
+          "function by function, per kernel. Produced by `make trace`; every "
+          "figure below was measured in this run.\n")
 
     w("## Environment\n")
     w("| | |\n|---|---|")
@@ -65,7 +77,10 @@ def main():
     w(f"| series | baseline {host.get('series_baseline', '?')}, restrictions "
       f"{host.get('series_restrictions', '?')}, lab.config {host.get('lab_config', '?')} |")
     w(f"| lab commit | {host.get('lab_commit', '?')} |")
-    w(f"| tools | {host.get('fio', '?')}, liburing {host.get('liburing', '?')} |")
+    w(f"| tools | {host.get('fio', '?')}, liburing {host.get('liburing', '?')}"
+      + (f", bpftrace {host.get('bpftrace', '?').replace('bpftrace ', '')}, "
+         f"{host.get('perf', '?')}, insn-count plugin {host.get('plugin', '?')}" if traced else "")
+      + " |")
     w(f"| settings | {host.get('settings', '?').strip()} |")
     w("")
     if icount:
@@ -76,6 +91,9 @@ def main():
           "Wall time under TCG would measure QEMU, not the kernel.\n")
     else:
         w("**Metric.** Wall-clock ns per op and ops/s inside the guest.\n")
+    if not bench:
+        out.extend(report_trace.section(run) if traced else ["No measurements in this run.\n"])
+        return write_report(run, out)
     w("Each cell ran on every kernel on an unrestricted ring and on a ring "
       "restricted to what the workload needs (reads: `IOSQE_FIXED_FILE` "
       "required), repetitions interleaved, warm-up not counted, binaries on "
@@ -168,12 +186,19 @@ def main():
             job = os.path.basename(f)[4:-4]
             w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")
 
+    if traced:
+        out.extend(report_trace.section(run))
+
     w("## Files\n")
     w("`raw/<kernel>/micro.jsonl` (one ringbench JSON line per run), "
       "`raw/<kernel>/fio/<job>.<ring>.<rep>.json` (fio's own JSON), "
       "`summary.csv`, `overhead.csv`, `fio.csv`, `env/`, `logs/`, "
       "`plots/` (PNG, SVG and the data behind them). `COMPLETE` is written last.\n")
 
+    write_report(run, out)
+
+
+def write_report(run, out):
     tmp = os.path.join(run, f"REPORT.md.tmp.{os.getpid()}")
     with open(tmp, "w") as f:
         f.write("\n".join(out))

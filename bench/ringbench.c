@@ -40,6 +40,8 @@
 #include <sys/utsname.h>
 #include <liburing.h>
 
+#include "../tracing/lab-marker.h"
+
 #define BS		4096
 #define EXIT_UNSUPPORTED 77
 #define MAX_TAGS	8
@@ -74,6 +76,7 @@ static struct {
 	unsigned long warmup;
 	const char *tags[MAX_TAGS];
 	int ntags;
+	int mark;
 } opt = {
 	.wl = W_NOP, .batch = 32, .depth = 32, .file = "/dev/nullb0",
 };
@@ -99,6 +102,8 @@ static void usage(const char *prog, int status)
 		"               setup 1600)\n"
 		"  -W N         warm-up ops, not measured  (default n/10; setup n/4)\n"
 		"  -t KEY=VAL   extra field for the JSON line (repeatable)\n"
+		"  -m           mark the timed window for the lab's QEMU plugin\n"
+		"               (tracing/insn-count.c); a NOP elsewhere\n"
 		"  -h           this help\n", prog);
 	exit(status);
 }
@@ -381,7 +386,7 @@ int main(int argc, char *argv[])
 	unsigned long warm = 0;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "w:r:b:d:f:n:W:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "w:r:b:d:f:n:W:t:mh")) != -1) {
 		switch (c) {
 		case 'w':
 			for (i = 0; i <= W_DENY; i++)
@@ -418,6 +423,9 @@ int main(int argc, char *argv[])
 				usage(argv[0], 2);
 			}
 			opt.tags[opt.ntags++] = optarg;
+			break;
+		case 'm':
+			opt.mark = 1;
 			break;
 		case 'h':
 			usage(argv[0], 0);
@@ -466,6 +474,9 @@ int main(int argc, char *argv[])
 
 	done = 0;
 	t0 = last = now_ns();
+	/* between the two clock reads, so the window is what the clock saw */
+	if (opt.mark)
+		LAB_MARK(LAB_MARK_START);
 	while (done < opt.ops) {
 		done += round(&b);
 		/* the clock is read once per 256 rounds, not per round */
@@ -481,6 +492,8 @@ int main(int argc, char *argv[])
 			}
 		}
 	}
+	if (opt.mark)
+		LAB_MARK(LAB_MARK_STOP);
 	t1 = now_ns();
 
 	print_result(done, t1 - t0);

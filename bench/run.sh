@@ -53,25 +53,8 @@ export BENCH_CLOCK_FILE=$run/.clock
 	echo "FIO=${FIO:-1}"
 } | write_atomic "$run/bench.env"
 
-series_hash() { cat "$lab/kernel-patches/$1/series" "$lab/kernel-patches/$1/"*.patch | sha1sum | cut -c1-12; }
 {
-	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "accel=$accel"
-	echo "icount=$([ "$accel" = tcg-icount ] && echo 'shift=0,sleep=off' || echo no)"
-	echo "metric=$([ "$accel" = tcg-icount ] && echo 'guest instructions per op (icount: 1 virtual ns = 1 instruction)' || echo 'ns per op')"
-	echo "kernels=$kernels"
-	echo "qemu=$(qemu-system-x86_64 --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p')"
-	echo "host_kernel=$(uname -r)"
-	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-	echo "host_cpus=$(nproc)"
-	echo "lab_commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$lab" diff --quiet HEAD 2>/dev/null || echo -dirty)"
-	echo "series_baseline=$(series_hash baseline)"
-	echo "series_restrictions=$(series_hash restrictions)"
-	echo "lab_config=$(sha1sum "$lab/kernel-patches/lab.config" | cut -c1-12)"
-	echo "tree=$(dpkg-query -W -f='${Package} ${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
-	echo "fio=$(fio --version 2>/dev/null || echo missing)"
-	echo "liburing=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null || echo unknown)"
-	echo "settings=$(tr '\n' ' ' <"$run/bench.env")"
+	host_env "$accel" "$kernels" "$run/bench.env"
 	echo "in_guest=$in_guest"
 } | write_atomic "$run/env/host.env"
 

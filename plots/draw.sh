@@ -1,11 +1,12 @@
 #!/bin/bash
-# plots/draw.sh [RUN]: draw a bench run's pictures, PNG and SVG, into
-# RUN/plots/ from the data bench/summarize.py left in RUN/plots/data/.
+# plots/draw.sh [RUN]: draw a run's pictures, PNG and SVG, into RUN/plots/
+# from the data bench/summarize.py (make bench) and tracing/summarize.py
+# (make trace) left in RUN/plots/data/.
 # RUN defaults to results/latest.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 run=${1:-$here/../results/latest}
-[ -d "$run/plots/data" ] || { echo "plots: no plot data in $run (run bench/summarize.py $run)" >&2; exit 1; }
+[ -d "$run/plots/data" ] || { echo "plots: no plot data in $run (make report RUN=$run)" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "plots: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 data=$run/plots/data
 # the metric follows the accelerator: instructions under icount
@@ -31,9 +32,11 @@ draw() { # script output-base extra-gnuplot-settings...
 }
 # gnuplot reads 'term' as a string; the scripts say 'set terminal @term'
 n=0
-draw ops.gp "$run/plots/ops"
-n=$((n + 1))
-if [ "$(grep -vc '^#' "$data/batch.dat")" -gt 0 ]; then
+if [ -f "$data/ops.dat" ]; then
+	draw ops.gp "$run/plots/ops"
+	n=$((n + 1))
+fi
+if [ -f "$data/batch.dat" ] && [ "$(grep -vc '^#' "$data/batch.dat")" -gt 0 ]; then
 	draw overhead.gp "$run/plots/overhead"
 	n=$((n + 1))
 fi
@@ -43,6 +46,22 @@ for f in "$data"/fio-*.dat; do
 	job=${job#fio-}
 	gnuplot -e "data='$f'; out='$run/plots/fio-$job.png'; term='pngcairo size 800,450 font \"sans,10\"'; job='$job'; unit='$lat_unit'; sub='$sub'" "$here/fio-lat.gp"
 	gnuplot -e "data='$f'; out='$run/plots/fio-$job.svg'; term='svg size 800,450 dynamic font \"sans,10\"'; job='$job'; unit='$lat_unit'; sub='$sub'" "$here/fio-lat.gp"
+	n=$((n + 1))
+done
+# make trace: one picture per workload and tool
+for f in "$data"/trace-perf-*.dat "$data"/trace-insn-*.dat "$data"/trace-sqe-hist.dat; do
+	[ -e "$f" ] || continue
+	base=$(basename "$f" .dat)
+	cell=${base#trace-perf-}
+	cell=${cell#trace-insn-}
+	case $base in
+	trace-perf-*) gp=trace-shares.gp ;;
+	trace-insn-*) gp=trace-insn.gp ;;
+	*) gp=trace-hist.gp ;;
+	esac
+	for t in "png:pngcairo size 1000,550 font \"sans,10\"" "svg:svg size 1000,550 dynamic font \"sans,10\""; do
+		gnuplot -e "data='$f'; out='$run/plots/$base.${t%%:*}'; term='${t#*:}'; cell='$cell'; unit='$unit'; sub='$sub'" "$here/$gp"
+	done
 	n=$((n + 1))
 done
 echo "[plots] $n pictures (PNG and SVG) in $run/plots"

@@ -48,6 +48,25 @@ for kernel in "$@"; do
 	count "$kernel" "$out.tap" "${PIPESTATUS[0]}"
 done
 
+# Tracing (make trace's tools) on one kernel with restrictions: under
+# -icount with the insn-count plugin, as make trace boots it.
+tk=
+for k in "$@"; do
+	[ "$k" != baseline ] && { tk=$k; break; }
+done
+tk=${tk:-$1}
+out=$build/vm/trace-$tk
+rm -rf "$out"
+mkdir -p "$out/raw/$tk"
+echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
+ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
+	PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt" \
+	"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
+rc=${PIPESTATUS[0]}
+cp "$build/out/$tk/System.map" "$out/raw/$tk/"
+"$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
+count tracing "$out.tap" "$rc"
+
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"

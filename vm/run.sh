@@ -18,6 +18,8 @@
 #   SMP, MEM guest CPUs and memory        (default: 2, 2G; 1 CPU with ICOUNT)
 #   VM_OUT   folder for console.log and boot.env       (default: build/vm/last)
 #   VERBOSE  1: show the kernel's boot messages
+#   PLUGIN   a QEMU TCG plugin and its arguments, as -plugin takes them
+#            (file=build/tracing/insn-count.so,out=FILE); needs TCG
 # The guest's exit status is this script's exit status; a timeout, hang or
 # panic kills QEMU, prints the console's tail and exits 124/125.
 set -euo pipefail
@@ -39,6 +41,7 @@ fi
 MEM=${MEM:-2G}
 VM_OUT=${VM_OUT:-$build/vm/last}
 VERBOSE=${VERBOSE:-0}
+PLUGIN=${PLUGIN:-}
 
 interactive=0
 accel_only=0
@@ -107,6 +110,7 @@ kvm|tcg) accel=$ACCEL ;;
 *) die "ACCEL must be auto, kvm or tcg, not '$ACCEL'" ;;
 esac
 [ "$ICOUNT" = 1 ] && [ "$accel" = kvm ] && die "ICOUNT=1 needs ACCEL=tcg"
+[ -n "$PLUGIN" ] && [ "$accel" = kvm ] && die "PLUGIN needs ACCEL=tcg (plugins instrument TCG code)"
 
 qemu_args=(-nodefaults -no-user-config -nographic -no-reboot
 	-machine pc -smp "$SMP" -m "$MEM")
@@ -161,6 +165,7 @@ qemu_args+=(-kernel "$image" -append "$cmdline"
 	-drive "file=$nvme,if=none,id=nvm,format=raw"
 	-device nvme,serial=lab0001,drive=nvm
 	-fw_cfg name=etc/sercon-port,string=0)
+[ -n "$PLUGIN" ] && qemu_args+=(-plugin "$PLUGIN")
 # SeaBIOS would mirror its screen to the serial console (escape codes in
 # every log); sercon-port=0 stops it. QEMU warns about the name's prefix
 # each boot, which says nothing here.

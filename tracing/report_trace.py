@@ -1,0 +1,206 @@
+"""report_trace.py: the REPORT.md section of a trace run (make trace),
+read from RUN/trace/ (tracing/attribute.py, tracing/summarize.py) and the
+run's pictures. bench/report.py calls section(); every figure comes from
+the run's own files.
+"""
+import csv
+import os
+
+
+def _csv(run, name):
+    path = os.path.join(run, "trace", name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def _f(s, nd=2):
+    return f"{float(s):,.{nd}f}"
+
+
+def section(run):
+    out = []
+    w = out.append
+    windows = _csv(run, "windows.csv")
+    attribution = _csv(run, "attribution.csv")
+    rep = _csv(run, "repeatability.csv")
+    functions = _csv(run, "functions.csv")
+    perf = _csv(run, "perf-shares.csv")
+    bt = _csv(run, "bpftrace.csv")
+
+    w("## Where the cost goes (`make trace`)\n")
+    w("Three views of the same workloads, each kernel booted under TCG with "
+      "`-icount shift=0,sleep=off` and the lab's QEMU plugin "
+      "(`tracing/insn-count.c`):\n")
+    w("- **insn-count plugin**: QEMU counts every guest instruction by kernel "
+      "address inside ringbench's timed loop (the window opens and closes with "
+      "marker NOPs, `ringbench -m`); addresses resolve to functions through the "
+      "kernel's System.map. Exact, and nothing runs in the guest to observe it.")
+    perf_accel = ""
+    env = os.path.join(run, "env", "host.env")
+    if os.path.exists(env):
+        for line in open(env):
+            if line.startswith("perf_accel="):
+                perf_accel = line.strip().split("=", 1)[1]
+    w(f"- **perf**: `perf record -e cpu-clock -F 20000 -g` in a second boot of each kernel, "
+      f"on {perf_accel or '?'} without `-icount` (no PMU under TCG: a software clock). "
+      "Under `-icount` the sampling timer and a periodic workload run in lockstep and the "
+      "samples alias onto a few phases of the loop; wall-clock TCG time has the jitter "
+      "sampling needs, but weighs each instruction by what QEMU takes to emulate it.")
+    w("- **bpftrace**: `tracing/*.bt` in the guest; its probes cost more than a "
+      "NOP SQE, so it counts and compares rings, it does not give absolute costs.\n")
+
+    if attribution:
+        w("### Attribution of the restricted ring's extra instructions\n")
+        w("Instructions per op, restricted ring minus unrestricted ring on the "
+          "same kernel (median over the repetitions), per function; then each "
+          "kernel's unrestricted ring against baseline's. Functions that moved "
+          "by less than 0.05 instructions per op are left out; `[total]` is "
+          "all of them, user space (`[user]`) included. A `.cold` symbol is the "
+          "compiler's out-of-line part of the function before the dot.\n")
+        comps = []
+        for r in attribution:
+            if (r["comparison"], r["cell"]) not in comps:
+                comps.append((r["comparison"], r["cell"]))
+        for comp, cell in comps:
+            rows = [r for r in attribution if r["comparison"] == comp and r["cell"] == cell]
+            tot = next(r for r in rows if r["function"] == "[total]")
+            w(f"**{comp}, {cell}**: {float(tot['delta_per_op']):+.2f} instructions per op "
+              f"({_f(tot['a_per_op'])} → {_f(tot['b_per_op'])})\n")
+            w("| function | a /op | b /op | Δ /op |")
+            w("|---|---:|---:|---:|")
+            for r in rows:
+                if r["function"] != "[total]":
+                    w(f"| `{r['function']}` | {_f(r['a_per_op'])} | {_f(r['b_per_op'])} | "
+                      f"{float(r['delta_per_op']):+.2f} |")
+            w("")
+        hot = sorted(f for f in os.listdir(os.path.join(run, "trace")) if f.startswith("hot-"))
+        if hot:
+            w("Instruction by instruction: `trace/hot-<kernel>-<cell>.txt` lists every "
+              "address whose count per op differs between the rings, with its "
+              "disassembly. For NOP batch 32:\n")
+            for h in hot:
+                if h.endswith("nop-b32.txt"):
+                    with open(os.path.join(run, "trace", h)) as f:
+                        body = [l for l in f.read().splitlines() if l and not l.startswith("#")]
+                    w(f"`{h}`:\n")
+                    w("```")
+                    out.extend(body[:40])
+                    if len(body) > 40:
+                        w(f"... ({len(body) - 40} more lines in the file)")
+                    w("```\n")
+
+    if windows:
+        w("### Does the plugin agree with the benchmark figure?\n")
+        w("Each window is one ringbench run: its own icount figure (virtual ns "
+          "per op = instructions per op, read from the guest clock) against the "
+          "plugin's count of all guest instructions in the window, per op. The "
+          "difference is the clock reads at the window's edges.\n")
+        w("| kernel | cell | ring | windows | icount figure /op | plugin /op | largest |Δ| |")
+        w("|---|---|---|---:|---:|---:|---:|")
+        groups = {}
+        for r in windows:
+            groups.setdefault((r["kernel"], r["cell"], r["ring"]), []).append(r)
+        for (k, c, ring), rs in groups.items():
+            worst = max(rs, key=lambda r: abs(float(r["plugin_minus_icount_pct"])))
+            ic = sorted(float(r["icount_per_op"]) for r in rs)[len(rs) // 2]
+            pl = sorted(float(r["plugin_per_op"]) for r in rs)[len(rs) // 2]
+            w(f"| {k} | {c} | {ring} | {len(rs)} | {ic:,.2f} | {pl:,.2f} | "
+              f"{float(worst['plugin_minus_icount']):+.3f} ({float(worst['plugin_minus_icount_pct']):+.4f} %) |")
+        w("")
+    if rep:
+        w("### Repeatability of the plugin's counts\n")
+        w("Over the repetitions of each cell (windows in separate ringbench "
+          "processes, interleaved with the other cells): spread = (max − min) / "
+          "median of the window's total per op, and the largest spread of any "
+          "function that runs at least one instruction per op.\n")
+        w("| kernel | cell | ring | reps | total /op | spread | worst function | its spread |")
+        w("|---|---|---|---:|---:|---:|---|---:|")
+        for r in rep:
+            w(f"| {r['kernel']} | {r['cell']} | {r['ring']} | {r['reps']} | {_f(r['total_median'])} | "
+              f"{float(r['total_spread_pct']):.4f} % | `{r['worst_function']}` | "
+              f"{float(r['worst_function_spread_pct']):.4f} % |")
+        w("")
+    if functions:
+        w("Top kernel functions per op (NOP batch 32, unrestricted; full table in "
+          "`trace/functions.csv`):\n")
+        ks = sorted({r["kernel"] for r in functions})
+        w("| function | " + " | ".join(ks) + " |")
+        w("|---|" + "---:|" * len(ks))
+        rows = [r for r in functions if r["cell"] == "nop b=32" and r["ring"] == "unrestricted"]
+        per = {}
+        for r in rows:
+            per.setdefault(r["function"], {})[r["kernel"]] = float(r["median_per_op"])
+        top = sorted(per, key=lambda f: -max(per[f].values()))[:12]
+        for fn in top:
+            w(f"| `{fn}` | " + " | ".join(f"{per[fn].get(k, 0):,.2f}" for k in ks) + " |")
+        w("")
+
+    if perf:
+        w("### perf: share of samples per symbol\n")
+        w("Top symbols of `perf report --no-children --sort sym` per kernel and ring "
+          "(full lists in `trace/perf-shares.csv`; annotated `io_submit_sqes` in "
+          "`raw/<kernel>/perf/<cell>.<ring>.annotate.txt`, folded stacks in "
+          "`*.folded`). Shares are of samples on the perf boot's clock: the "
+          "plugin's table, not perf's, sizes a 20-instruction check.\n")
+        for cell in sorted({r["cell"] for r in perf}):
+            vs = []
+            for r in perf:
+                if r["cell"] == cell and (r["kernel"], r["ring"]) not in vs:
+                    vs.append((r["kernel"], r["ring"]))
+            per = {}
+            for r in perf:
+                if r["cell"] == cell:
+                    per.setdefault(r["symbol"], {})[(r["kernel"], r["ring"])] = float(r["pct_samples"])
+            top = sorted(per, key=lambda s: -max(per[s].values()))[:8]
+            w(f"**{cell}**\n")
+            w("| symbol | " + " | ".join(f"{k} {ring[:5]}." for k, ring in vs) + " |")
+            w("|---|" + "---:|" * len(vs))
+            for s in top:
+                w(f"| `{s}` | " + " | ".join(f"{per[s].get(v, 0):.1f} %" for v in vs) + " |")
+            w("")
+            chk = [r for r in _csv(run, "perf-check.csv") if r["cell"] == cell]
+            if chk:
+                w("The check's own share, from `perf annotate`: the samples that fell on "
+                  "the instructions the plugin found the restricted ring adds "
+                  "(`trace/hot-*.txt`), as a share of `io_submit_sqes` and of all "
+                  "samples (`trace/perf-check.csv`). On the unrestricted ring the same "
+                  "addresses are not executed, so their share is the sampling noise floor.\n")
+                w("| kernel | ring | io_submit_sqes | check's addresses, of it | of all samples |")
+                w("|---|---|---:|---:|---:|")
+                for r in chk:
+                    w(f"| {r['kernel']} | {r['ring']} | {r['io_submit_sqes_pct_of_samples']} % | "
+                      f"{r['check_pct_of_io_submit_sqes']} % | {r['check_pct_of_samples']} % |")
+                w("")
+            png = f"plots/trace-perf-{cell}.png"
+            if os.path.exists(os.path.join(run, png)):
+                w(f"![perf shares, {cell}]({png})\n")
+
+    if bt:
+        w("### bpftrace\n")
+        w("`tracing/submit-latency.bt` (NOP batch 32): median bucket of "
+          "io_submit_sqes() time per SQE and per io_uring_enter call, probes "
+          "included. `tracing/opcodes.bt`: SQEs per opcode, denials. "
+          "`tracing/ring-lifecycle.bt` (setup): rings and registrations. "
+          "All values in `trace/bpftrace.csv`, raw JSON in `raw/<kernel>/bpftrace/`.\n")
+        w("| kernel | script | cell | ring | map | key | count/value | median bucket |")
+        w("|---|---|---|---|---|---|---:|---|")
+        for r in bt:
+            if r["map"] in ("@sqe_ns", "@enter_ns", "@submitted", "@denied", "@cqe_eacces",
+                            "@rings", "@register", "@failed"):
+                key = r["key"]
+                if r["map"] in ("@submitted", "@denied", "@failed"):
+                    key = key.split(",", 1)[-1]     # the ring's address varies
+                if r["map"] == "@cqe_eacces":
+                    key = ""
+                w(f"| {r['kernel']} | {r['script']} | {r['cell']} | {r['ring']} | `{r['map']}` | "
+                  f"{key} | {r['count_or_value']} | {r['median_bucket']} |")
+        w("")
+        if os.path.exists(os.path.join(run, "plots", "trace-sqe-hist.png")):
+            w("![bpftrace: io_submit_sqes time per SQE](plots/trace-sqe-hist.png)\n")
+
+    for f in sorted(os.listdir(os.path.join(run, "plots"))) if os.path.isdir(os.path.join(run, "plots")) else []:
+        if f.startswith("trace-insn-") and f.endswith(".png"):
+            w(f"![insn-count attribution, {f[11:-4]}](plots/{f})\n")
+    return out

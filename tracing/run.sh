@@ -1,0 +1,97 @@
+#!/bin/bash
+# tracing/run.sh: `make trace`. Boot each of KERNELS twice and run
+# tracing/in-guest.sh inside, then attribute, plot and report:
+#   1. TCG with -icount shift=0,sleep=off and the lab's insn-count QEMU
+#      plugin: plugin windows around ringbench's timed loops, bpftrace
+#      (whose clock then counts instructions);
+#   2. ACCEL (auto: KVM if it works, else TCG) without -icount: perf.
+#      Under -icount the sampling clock and a periodic workload run in
+#      lockstep, so cpu-clock samples alias onto a few phases of the
+#      loop (measured: a user function's share went from 14 % to 0.4 %
+#      between two rings whose user code is identical).
+# Into:
+#   results/<UTC timestamp>-tcg-icount-trace/
+#     env/ logs/  as make bench
+#     raw/KERNEL/ insn-count.txt (the plugin's windows), windows.jsonl,
+#                 bpftrace/, perf/
+#     trace/      per-function attribution tables (tracing/attribute.py)
+#     plots/ REPORT.md COMPLETE (written last)
+# results/latest-trace points at the last complete one.
+# Boot 1 is always TCG: plugins instrument TCG's code, and the counts only
+# mean something under -icount. Environment: KERNELS, ACCEL (boot 2),
+# TRACE_REPS, TRACE_PARTS (subset of "insn bpftrace perf"), RUN.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/.." && pwd)
+. "$lab/bench/lib.sh"
+build=${BUILD:-$lab/build}
+kernels=${KERNELS:-baseline patched upstream}
+plugin=$build/tracing/insn-count.so
+[ -f "$plugin" ] || { echo "trace: no plugin at $plugin (make plugin)" >&2; exit 1; }
+command -v bpftrace >/dev/null && command -v perf >/dev/null ||
+	{ echo "trace: bpftrace and perf are needed on the host's root, which the guest runs (make deps-tools)" >&2; exit 1; }
+
+parts=${TRACE_PARTS:-insn bpftrace perf}
+perf_accel=$(ACCEL=${ACCEL:-auto} ICOUNT=0 KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
+export ACCEL=tcg ICOUNT=1
+accel=$("$lab/vm/run.sh" -a)
+run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel-trace}
+mkdir -p "$run/env" "$run/logs" "$run/raw"
+run=$(cd "$run" && pwd)
+rm -f "$run/COMPLETE"
+export BENCH_CLOCK_FILE=$run/.clock
+{
+	echo "TRACE_REPS=${TRACE_REPS:-3}"
+	echo "TRACE_PARTS=\"$parts\""
+} | write_atomic "$run/trace.env"
+{
+	host_env "$accel" "$kernels" "$run/trace.env"
+	echo "bpftrace=$(bpftrace --version 2>/dev/null)"
+	echo "perf=$(perf version 2>/dev/null)"
+	echo "plugin=$(sha1sum "$lab/tracing/insn-count.c" | cut -c1-12)"
+	echo "perf_accel=$perf_accel"
+} | write_atomic "$run/env/host.env"
+
+echo "[trace] run folder: $run"
+echo "[trace] kernels: $kernels; $accel with the insn-count plugin (insn, bpftrace), $perf_accel (perf)"
+t0=$(host_now)
+nk=$(wc -w <<<"$kernels")
+i=0
+status=0
+for k in $kernels; do
+	i=$((i + 1))
+	el=$(( $(host_now) - t0 ))
+	eta=""
+	[ "$i" -gt 1 ] && eta=", about $(fmt_secs $(( el * (nk - i + 1) / (i - 1) ))) left"
+	echo "[trace] kernel $i/$nk: $k ($(fmt_secs "$el") so far$eta)"
+	mkdir -p "$run/raw/$k"
+	rm -f "$run/raw/$k/insn-count.txt"
+	p1=$(tr ' ' '\n' <<<"$parts" | grep -xE 'insn|bpftrace' | tr '\n' ' ')
+	p2=$(tr ' ' '\n' <<<"$parts" | grep -x perf | tr '\n' ' ')
+	if [ -n "$p1" ]; then
+		KERNEL=$k VM_OUT=$run/logs/$k PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt" \
+			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" "${p1% }" || status=1
+	fi
+	if [ -n "$p2" ]; then
+		ACCEL=${perf_accel%-*} ICOUNT=0 KERNEL=$k VM_OUT=$run/logs/$k-perf \
+			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" perf || status=1
+	fi
+	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
+	cp "$run/logs/$k-perf/boot.env" "$run/env/$k.perf-boot.env" 2>/dev/null || true
+	[ -f "$build/out/$k/.lab-stamp" ] && cp "$build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
+	# the symbols the plugin's addresses are resolved with, kept with the run
+	cp "$build/out/$k/System.map" "$run/raw/$k/System.map"
+done
+rm -f "$run/.clock"
+if [ "$status" != 0 ]; then
+	echo "[trace] error: tracing failed (see $run/logs and raw/*/trace.log); no report" >&2
+	exit 1
+fi
+echo "[trace] attributing"
+python3 "$here/attribute.py" "$run"
+python3 "$here/summarize.py" "$run"
+"$lab/plots/draw.sh" "$run"
+python3 "$lab/bench/report.py" "$run"
+date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
+ln -sfn "$(basename "$run")" "$lab/results/latest-trace"
+echo "[trace] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
