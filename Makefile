@@ -36,13 +36,16 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
 .PHONY: help deps deps-tools tree kernels kernel vm test test-bin \
-	check-patches bench bench-bin plugin trace plots report clean distclean
+	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
 	@echo 'uring-restrict-lab targets:'
 	@echo '  make bench          build kernels and benchmarks, run the matrix in each kernel,'
 	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short)'
 	@echo '  make bench-bin      build ringbench and the uring-restrict wrapper'
+	@echo '  make check          regression gate: baseline and patched under TCG icount, fails when'
+	@echo '                      a cell passes bench/gate/thresholds or leaves bench/gate/reference.csv'
+	@echo '  make check-reference  rewrite bench/gate/reference.csv from a gate run'
 	@echo '  make trace          boot each kernel under TCG icount with the insn-count QEMU'
 	@echo '                      plugin, run bpftrace and perf in it: results/<time>-tcg-icount-trace/'
 	@echo '                      with per-function attribution and REPORT.md'
@@ -121,6 +124,15 @@ plugin: $(PLUGIN)
 $(PLUGIN): tracing/insn-count.c tracing/qemu-plugin-7.2.h tracing/lab-marker.h | deps
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden -o $@ $<
+
+# The gate needs only the two kernels it compares.
+check: deps bench-bin
+	@kernel-patches/build-kernel.sh baseline patched
+	@bench/gate/run.sh
+
+check-reference: deps bench-bin
+	@kernel-patches/build-kernel.sh baseline patched
+	@WRITE_REFERENCE=1 bench/gate/run.sh
 
 trace: kernels bench-bin plugin deps-tools
 	@KERNELS="$(KERNELS)" tracing/run.sh

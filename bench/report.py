@@ -92,7 +92,7 @@ def main():
     else:
         w("**Metric.** Wall-clock ns per op and ops/s inside the guest.\n")
     if not bench:
-        out.extend(report_trace.section(run) if traced else ["No measurements in this run.\n"])
+        out.extend(report_trace.section(run, read_csv) if traced else ["No measurements in this run.\n"])
         return write_report(run, out)
     w("Each cell ran on every kernel on an unrestricted ring and on a ring "
       "restricted to what the workload needs (reads: `IOSQE_FIXED_FILE` "
@@ -187,7 +187,7 @@ def main():
             w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")
 
     if traced:
-        out.extend(report_trace.section(run))
+        out.extend(report_trace.section(run, read_csv))
 
     w("## Files\n")
     w("`raw/<kernel>/micro.jsonl` (one ringbench JSON line per run), "

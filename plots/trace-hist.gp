@@ -2,6 +2,7 @@
 # SQE (the call's time over its batch), NOP batch 32, per kernel and ring
 # (data = trace-sqe-hist.dat of tracing/summarize.py). Under icount a ns
 # is a guest instruction; the kprobe pair's own cost is in every bucket.
+# Only the busy buckets are drawn (tracing/summarize.py).
 set terminal @term
 set output out
 set title "bpftrace submit-latency.bt: io\\_submit\\_sqes() time per SQE, NOP batch 32\n".sub noenhanced
@@ -15,5 +16,4 @@ set yrange [0:*]
 set grid ytics
 set key top right noenhanced
 nc = system("head -1 ".data." | awk '{print NF}'")
-# a label on every fourth bucket
-plot for [i=2:nc] data using i:xtic(int($0) % 4 == 0 ? stringcolumn(1) : '') title columnheader(i)
+plot for [i=2:nc] data using i:xtic(1) title columnheader(i)

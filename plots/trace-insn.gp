@@ -17,5 +17,6 @@ set bmargin 8
 set xzeroaxis lt -1
 # zero always in view: a function can also lose instructions
 set yrange [*<0:0<*]
+set offsets 0, 0, graph 0.1, 0
 nc = system("head -1 ".data." | awk '{print NF}'")
 plot for [i=2:nc] data using i:xtic(1) title columnheader(i)

@@ -18,16 +18,7 @@ wrap=$lab/bench/uring-restrict
 job=$lab/fio-jobs/nullb-qd1-reg.fio
 policy=$(sed -n 's/^; policy: //p' "$job")
 
-n=0
-tap() { # verdict(0 ok) description [diagnostic file]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && sed 's/^/#   /' "$3" | tail -5
-	fi
-}
+. "$here/tap.sh"
 
 echo "1..13"
 for wl in nop read sqpoll setup deny; do

@@ -111,7 +111,7 @@ fi
 if [[ " $parts " == *" perf "* ]]; then
 	# a few thousand samples at 20 kHz, on TCG or KVM
 	for r in $rings; do
-		for cell in "nop-b32:-w nop -b 32 -n 400000" "read-qd32:-w read -d 32 -n 40000"; do
+		for cell in "nop-b32:-w nop -b 32 -n 200000" "read-qd32:-w read -d 32 -n 20000"; do
 			name=${cell%%:*}
 			# shellcheck disable=SC2086
 			"$here/perf-profile.sh" "$raw/perf" "$name.$(ring_name "$r")" -- \

@@ -3,23 +3,18 @@ read from RUN/trace/ (tracing/attribute.py, tracing/summarize.py) and the
 run's pictures. bench/report.py calls section(); every figure comes from
 the run's own files.
 """
-import csv
 import os
-
-
-def _csv(run, name):
-    path = os.path.join(run, "trace", name)
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return list(csv.DictReader(f))
 
 
 def _f(s, nd=2):
     return f"{float(s):,.{nd}f}"
 
 
-def section(run):
+def section(run, read_csv):
+    """REPORT.md lines; read_csv(path) -> list of dicts, [] when absent."""
+    def _csv(run, name):
+        return read_csv(os.path.join(run, "trace", name))
+
     out = []
     w = out.append
     windows = _csv(run, "windows.csv")
@@ -165,8 +160,8 @@ def section(run):
                 w("The check's own share, from `perf annotate`: the samples that fell on "
                   "the instructions the plugin found the restricted ring adds "
                   "(`trace/hot-*.txt`), as a share of `io_submit_sqes` and of all "
-                  "samples (`trace/perf-check.csv`). On the unrestricted ring the same "
-                  "addresses are not executed, so their share is the sampling noise floor.\n")
+                  "samples (`trace/perf-check.csv`). On the unrestricted ring those "
+                  "addresses never execute, so no sample may land on them.\n")
                 w("| kernel | ring | io_submit_sqes | check's addresses, of it | of all samples |")
                 w("|---|---|---:|---:|---:|")
                 for r in chk:
@@ -203,4 +198,12 @@ def section(run):
     for f in sorted(os.listdir(os.path.join(run, "plots"))) if os.path.isdir(os.path.join(run, "plots")) else []:
         if f.startswith("trace-insn-") and f.endswith(".png"):
             w(f"![insn-count attribution, {f[11:-4]}](plots/{f})\n")
+
+    w("### Trace files\n")
+    w("`raw/<kernel>/insn-count.txt` (the plugin's windows: counts per kernel "
+      "address), `raw/<kernel>/windows.jsonl` (ringbench's line per window, same "
+      "order), `raw/<kernel>/System.map`, `raw/<kernel>/bpftrace/<script>.<cell>.<ring>.json` "
+      "(bpftrace's JSON output), `raw/<kernel>/perf/<cell>.<ring>.*` (perf.data, "
+      "symbols.csv, report.txt, annotate.txt, folded), `trace/*.csv` and "
+      "`trace/hot-*.txt` (tracing/attribute.py, tracing/summarize.py).\n")
     return out

@@ -162,10 +162,12 @@ cmdline=$(echo $cmdline)
 qemu_args+=(-kernel "$image" -append "$cmdline"
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$lab,mount_tag=lab,security_model=none,multidevs=remap"
-	-drive "file=$nvme,if=none,id=nvm,format=raw"
+	-drive "file=$nvme,if=none,id=nvm,format=raw,readonly=on,file.locking=off"
 	-device nvme,serial=lab0001,drive=nvm
 	-fw_cfg name=etc/sercon-port,string=0)
 [ -n "$PLUGIN" ] && qemu_args+=(-plugin "$PLUGIN")
+# The NVMe disk is only read (fio's randread jobs): read-only and
+# unlocked, several guests (make check beside make bench) can share it.
 # SeaBIOS would mirror its screen to the serial console (escape codes in
 # every log); sercon-port=0 stops it. QEMU warns about the name's prefix
 # each boot, which says nothing here.
