@@ -1,0 +1,50 @@
+#!/bin/bash
+# bench/gate/in-guest.sh KERNEL OUT: inside a lab guest under -icount, run
+# the regression gate's fixed workload set on the running kernel: each cell
+# on an unrestricted and (when the kernel has them) a restricted ring, REPS
+# times, interleaved, after an untimed warm-up. One ringbench JSON line per
+# run in OUT/KERNEL.jsonl, written when complete.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/../.." && pwd)
+. "$lab/bench/lib.sh"
+export PROGRESS_TAG=check
+kernel=$1 out=$2
+reps=${REPS:-3}
+export BENCH_CLOCK_FILE=$out/.clock
+# the gate's cells, sized as make bench's (about 15 M instructions a run)
+cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000")
+bin=/tmp/gate-bin
+mkdir -p "$bin" "$out"
+cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
+rb() { setarch -R "$bin/ringbench" "$@"; }
+
+rings="0 1"
+if rb -w setup -r 1 -n 1 -W 0 >/dev/null 2>&1; [ $? = 77 ]; then
+	rings=0
+fi
+for cell in "${cells[@]}"; do
+	# shellcheck disable=SC2086
+	rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
+done
+part=$out/$kernel.jsonl.part
+: >"$part"
+n=${#cells[@]}
+total=$((reps * n * $(wc -w <<<"$rings")))
+done=0 failed=0
+for rep in $(seq 1 "$reps"); do
+	for i in $(seq 0 $((n - 1))); do
+		cell=${cells[$(((i + rep) % n))]}
+		order=$rings
+		[ $((rep % 2)) = 0 ] && order=$(tr ' ' '\n' <<<"$rings" | tac | tr '\n' ' ')
+		for r in $order; do
+			# shellcheck disable=SC2086
+			rb -w $cell -r "$r" -t kernel="$kernel" -t rep="$rep" >>"$part" 2>>"$out/$kernel.log" ||
+				{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r failed" >&2; }
+			done=$((done + 1))
+			progress "$kernel" "$done" "$total"
+		done
+	done
+done
+mv "$part" "$out/$kernel.jsonl"
+exit $failed
