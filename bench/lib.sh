@@ -70,3 +70,37 @@ host_env() {
 	echo "liburing=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null || echo unknown)"
 	echo "settings=$(tr '\n' ' ' <"$3")"
 }
+
+# run_open DIR: a run folder's skeleton (env/ logs/ raw/), without the
+# COMPLETE of an earlier run in it; prints the folder's absolute path
+run_open() {
+	mkdir -p "$1/env" "$1/logs" "$1/raw" || return
+	rm -f "$1/COMPLETE"
+	(cd "$1" && pwd)
+}
+
+# run_close RUN LINK: mark RUN complete (always last) and point
+# results/LINK at it
+run_close() {
+	local lab
+	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$1/COMPLETE"
+	ln -sfn "$(basename "$1")" "$lab/results/$2" 2>/dev/null || true
+}
+
+# ring_kinds CMD...: the rings to measure with ringbench CMD: "0 1", or
+# "0" on a kernel without restrictions (ringbench exits 77 there)
+ring_kinds() {
+	"$@" -w setup -r 1 -n 1 -W 0 >/dev/null 2>&1
+	if [ $? = 77 ]; then echo 0; else echo "0 1"; fi
+}
+
+# ring_order REP RINGS: RINGS in repetition REP's order, reversed every
+# other repetition so neither ring always runs first
+ring_order() {
+	if [ $(($1 % 2)) = 0 ]; then
+		tr ' ' '\n' <<<"$2" | tac | tr '\n' ' '
+	else
+		echo "$2"
+	fi
+}

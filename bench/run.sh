@@ -41,9 +41,7 @@ else
 fi
 
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel}
-mkdir -p "$run/env" "$run/logs" "$run/raw"
-run=$(cd "$run" && pwd)
-rm -f "$run/COMPLETE"
+run=$(run_open "$run")
 # elapsed times by the host's clock, also inside an icount guest (lib.sh)
 export BENCH_CLOCK_FILE=$run/.clock
 {
@@ -93,7 +91,6 @@ echo "[bench] summarizing"
 python3 "$here/summarize.py" "$run"
 "$lab/plots/draw.sh" "$run"
 python3 "$here/report.py" "$run"
-date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
-ln -sfn "$(basename "$run")" "$lab/results/latest" 2>/dev/null || true
+run_close "$run" latest
 echo "[bench] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
 rm -f "$run/.clock"

@@ -40,11 +40,8 @@ rb() { setarch -R "$bin/ringbench" "$@"; }
 	echo "perf=$(perf version 2>/dev/null || echo missing)"
 } >"$run/env/$kernel.guest.env"
 
-rings="0 1"
-if rb -w setup -r 1 -n 1 -W 0 >/dev/null 2>&1; [ $? = 77 ]; then
-	rings=0
-	echo "[trace] $kernel: no ring restrictions: restricted rings absent"
-fi
+rings=$(ring_kinds rb)
+[ "$rings" = 0 ] && echo "[trace] $kernel: no ring restrictions: restricted rings absent"
 ring_name() { [ "$1" = 1 ] && echo restricted || echo unrestricted; }
 
 # The plugin's cells: the cost check of issue 6 (NOP batch 1 and 32) and
@@ -71,9 +68,7 @@ if [[ " $parts " == *" insn "* ]]; then
 	for rep in $(seq 1 "$reps"); do
 		for i in $(seq 0 $((${#cells[@]} - 1))); do
 			cell=${cells[$(((i + rep) % ${#cells[@]}))]}
-			order=$rings
-			[ $((rep % 2)) = 0 ] && order=$(tr ' ' '\n' <<<"$rings" | tac | tr '\n' ' ')
-			for r in $order; do
+			for r in $(ring_order "$rep" "$rings"); do
 				# -m: the plugin counts exactly ringbench's timed loop
 				# shellcheck disable=SC2086
 				rb -w $cell -r "$r" -m -t kernel="$kernel" -t rep="$rep" \

@@ -36,9 +36,7 @@ perf_accel=$(ACCEL=${ACCEL:-auto} ICOUNT=0 KERNEL=${kernels%% *} "$lab/vm/run.sh
 export ACCEL=tcg ICOUNT=1
 accel=$("$lab/vm/run.sh" -a)
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel-trace}
-mkdir -p "$run/env" "$run/logs" "$run/raw"
-run=$(cd "$run" && pwd)
-rm -f "$run/COMPLETE"
+run=$(run_open "$run")
 export BENCH_CLOCK_FILE=$run/.clock
 {
 	echo "TRACE_REPS=${TRACE_REPS:-3}"
@@ -66,8 +64,9 @@ for k in $kernels; do
 	echo "[trace] kernel $i/$nk: $k ($(fmt_secs "$el") so far$eta)"
 	mkdir -p "$run/raw/$k"
 	rm -f "$run/raw/$k/insn-count.txt"
-	p1=$(tr ' ' '\n' <<<"$parts" | grep -xE 'insn|bpftrace' | tr '\n' ' ')
-	p2=$(tr ' ' '\n' <<<"$parts" | grep -x perf | tr '\n' ' ')
+	# which parts go to which boot (grep finds none: not an error)
+	p1=$(tr ' ' '\n' <<<"$parts" | { grep -xE 'insn|bpftrace' || true; } | tr '\n' ' ')
+	p2=$(tr ' ' '\n' <<<"$parts" | { grep -x perf || true; } | tr '\n' ' ')
 	if [ -n "$p1" ]; then
 		KERNEL=$k VM_OUT=$run/logs/$k PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt" \
 			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" "${p1% }" || status=1
@@ -92,6 +91,5 @@ python3 "$here/attribute.py" "$run"
 python3 "$here/summarize.py" "$run"
 "$lab/plots/draw.sh" "$run"
 python3 "$lab/bench/report.py" "$run"
-date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
-ln -sfn "$(basename "$run")" "$lab/results/latest-trace"
+run_close "$run" latest-trace
 echo "[trace] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"

@@ -19,10 +19,7 @@ mkdir -p "$bin" "$out"
 cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
 rb() { setarch -R "$bin/ringbench" "$@"; }
 
-rings="0 1"
-if rb -w setup -r 1 -n 1 -W 0 >/dev/null 2>&1; [ $? = 77 ]; then
-	rings=0
-fi
+rings=$(ring_kinds rb)
 for cell in "${cells[@]}"; do
 	# shellcheck disable=SC2086
 	rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
@@ -35,9 +32,7 @@ done=0 failed=0
 for rep in $(seq 1 "$reps"); do
 	for i in $(seq 0 $((n - 1))); do
 		cell=${cells[$(((i + rep) % n))]}
-		order=$rings
-		[ $((rep % 2)) = 0 ] && order=$(tr ' ' '\n' <<<"$rings" | tac | tr '\n' ' ')
-		for r in $order; do
+		for r in $(ring_order "$rep" "$rings"); do
 			# shellcheck disable=SC2086
 			rb -w $cell -r "$r" -t kernel="$kernel" -t rep="$rep" >>"$part" 2>>"$out/$kernel.log" ||
 				{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r failed" >&2; }

@@ -17,9 +17,7 @@ lab=$(cd "$here/../.." && pwd)
 export ACCEL=tcg ICOUNT=1
 accel=$("$lab/vm/run.sh" -a)
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-check}
-mkdir -p "$run/env" "$run/logs" "$run/raw"
-run=$(cd "$run" && pwd)
-rm -f "$run/COMPLETE"
+run=$(run_open "$run")
 echo "REPS=${REPS:-3}" | write_atomic "$run/check.env"
 host_env "$accel" "baseline patched" "$run/check.env" | write_atomic "$run/env/host.env"
 export BENCH_CLOCK_FILE=$run/raw/.clock
@@ -44,7 +42,6 @@ else
 	rc=$?
 	set -e
 fi
-date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$run/COMPLETE"
-ln -sfn "$(basename "$run")" "$lab/results/latest-check"
+run_close "$run" latest-check
 echo "[check] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/GATE.txt"
 exit $rc
