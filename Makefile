@@ -95,7 +95,11 @@ kernel: deps
 check-patches: tree
 	@tests/check-patches.sh
 
-test-bin: $(BUILD)/tests/restrictions
+test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff
+
+$(BUILD)/tests/restrict-diff: tests/restrict-diff.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -l:liburing.a
 
 $(BUILD)/tests/restrictions: tests/restrictions.c | deps
 	@mkdir -p $(@D)

@@ -12,4 +12,8 @@ echo "# kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/cl
 rc=$?
 echo "# benchmark smoke tests"
 "$here/bench-smoke.sh" "$kernel" || rc=1
+# the differential test's answers, compared across kernels by tests/run.sh
+cp "$(dirname "$bin")/restrict-diff" /tmp/restrict-diff
+/tmp/restrict-diff -s "${DIFF_SEED:-1}" -n "${DIFF_POLICIES:-1000}" -k 8 \
+	>"$(dirname "$bin")/../vm/diff-$kernel.txt" 2>&1
 exit $rc

@@ -40,6 +40,7 @@ count patches "$build/vm/patches.tap" $?
 count config "$build/vm/config.tap" $?
 cat "$build/vm/patches.tap" "$build/vm/config.tap"
 
+rm -f "$build"/vm/diff-*.txt
 for kernel in "$@"; do
 	out=$build/vm/test-$kernel
 	echo "== tests on $kernel"
@@ -47,6 +48,29 @@ for kernel in "$@"; do
 		"$here/guest-run.sh" "$kernel" "$bin" | tr -d '\r' | tee "$out.tap"
 	count "$kernel" "$out.tap" "${PIPESTATUS[0]}"
 done
+
+# Differential: a thousand random policies, eight random SQEs each, must
+# get the same answers from our series as from upstream (guest-run.sh).
+if [ -f "$build/vm/diff-patched.txt" ] && [ -f "$build/vm/diff-upstream.txt" ]; then
+	echo "== differential: patched against upstream (tests/restrict-diff.c)"
+	{
+		echo "1..2"
+		if cmp -s "$build/vm/diff-patched.txt" "$build/vm/diff-upstream.txt"; then
+			echo "ok 1 - restrict-diff: patched and upstream agree on every case ($(tail -1 "$build/vm/diff-patched.txt" | sed 's/^# //'))"
+		else
+			echo "not ok 1 - restrict-diff: patched and upstream differ; first difference:"
+			diff "$build/vm/diff-patched.txt" "$build/vm/diff-upstream.txt" | head -4 | cut -c1-200 | sed 's/^/#   /'
+		fi
+		# a run that denies nothing would agree trivially
+		denied=$(tail -1 "$build/vm/diff-patched.txt" | sed -n 's/.* \([0-9]*\) -EACCES.*/\1/p')
+		if [ "${denied:-0}" -ge 1000 ]; then
+			echo "ok 2 - restrict-diff: $denied SQEs denied with -EACCES, so the check was exercised"
+		else
+			echo "not ok 2 - restrict-diff: only ${denied:-0} SQEs denied: the run did not exercise the check"
+		fi
+	} | tee "$build/vm/diff.tap"
+	count differential "$build/vm/diff.tap" 0
+fi
 
 # Tracing (make trace's tools) on one kernel with restrictions: under
 # -icount with the insn-count plugin, as make trace boots it.
