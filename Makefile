@@ -53,6 +53,7 @@ help:
 	@echo '  make plots          draw RUN'"'"'s pictures (PNG, SVG) from its raw data'
 	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
+	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream)'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
 	@echo '  make vm             interactive shell in a guest running KERNEL'

@@ -5,6 +5,8 @@
 set -u
 kernel=$1
 bin=$2
+diff_seed=${3:-1}
+diff_policies=${4:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
 cp "$bin" /tmp/restrictions
 echo "# kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
@@ -14,6 +16,6 @@ echo "# benchmark smoke tests"
 "$here/bench-smoke.sh" "$kernel" || rc=1
 # the differential test's answers, compared across kernels by tests/run.sh
 cp "$(dirname "$bin")/restrict-diff" /tmp/restrict-diff
-/tmp/restrict-diff -s "${DIFF_SEED:-1}" -n "${DIFF_POLICIES:-1000}" -k 8 \
+/tmp/restrict-diff -s "$diff_seed" -n "$diff_policies" -k 8 \
 	>"$(dirname "$bin")/../vm/diff-$kernel.txt" 2>&1
 exit $rc
