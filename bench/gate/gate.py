@@ -172,10 +172,15 @@ def main():
             p, b = pair(base, pat, cell, ring)
             if b and p:
                 body.append(f"{cell},{ring},{p[0] - b[0]:.3f},{p[0]:.3f},{b[0]:.3f}")
-        tmp = a.write_reference + ".tmp"
-        with open(tmp, "w") as fh:
-            fh.write("\n".join(body) + "\n")
-        os.replace(tmp, a.write_reference)
+        if os.path.exists(a.write_reference) and not os.path.isfile(a.write_reference):
+            # /dev/stdout, a pipe: renaming over it would replace the device
+            with open(a.write_reference, "w") as fh:
+                fh.write("\n".join(body) + "\n")
+        else:
+            tmp = a.write_reference + ".tmp"
+            with open(tmp, "w") as fh:
+                fh.write("\n".join(body) + "\n")
+            os.replace(tmp, a.write_reference)
         print(f"gate: reference written to {a.write_reference}")
         return 0
     return 1 if failed else 0
