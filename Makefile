@@ -10,7 +10,7 @@ ACCEL   ?= auto
 # ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
 # empty: off for make test and make vm, on for make bench when TCG is used
 ICOUNT  ?=
-# QUICK=1: make bench runs a short matrix (6 cells, 3 repetitions, 2 fio jobs)
+# QUICK=1: make bench runs a short matrix (6 cells, 3 repetitions, 3 fio jobs)
 QUICK   ?= 0
 # RUN: the results folder make plots and make report work on
 RUN     ?= results/latest
@@ -64,6 +64,8 @@ help:
 	@echo '  make distclean      remove the whole build folder'
 	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
 	@echo '          RUN=$(RUN) TIMEOUT=$(TIMEOUT) JOBS=$(JOBS)'
+	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
+	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
 
 # Install only what is missing; apt's lists are refreshed once, if needed.
 deps:

@@ -8,7 +8,13 @@
 # raw as OUT/fio/<policy group>.<ring>.<rep>.json; fio's stderr in
 # OUT/fio.log. A restricted run counts only if the wrapper restricted every
 # job's ring and fio saw no error: a denied I/O must not pass as a fast one.
-# Environment: FIO_REPS (2), QUICK=1 (null_blk QD 32 and SQPOLL jobs, 1 rep).
+# Every fio process has a time limit (FIO_LIMIT, 180 s of guest time; a
+# group takes a few): one that hangs or fails is recorded in
+# OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
+# are checked after every fio process (OUT/klog.tsv).
+# Environment: FIO_REPS (2), QUICK=1 (null_blk QD 32 and SQPOLL jobs and
+# NVMe QD 32, 1 rep), FIO_JOBS (the jobs to run, e.g. "nullb-qd1-reg";
+# default all), FIO_LIMIT.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -23,8 +29,9 @@ declare -A group_jobs group_policy
 for f in "$lab"/fio-jobs/*.fio; do
 	name=$(basename "$f" .fio)
 	if [ "$quick" = 1 ]; then
-		case $name in nullb-qd32-reg|nullb-qd32-reg-sqpoll) ;; *) continue ;; esac
+		case $name in nullb-qd32-reg|nullb-qd32-reg-sqpoll|nvme-qd32-reg) ;; *) continue ;; esac
 	fi
+	selected "$name" "${FIO_JOBS:-}" || continue
 	g=$(sed -n 's/^; policy-group: //p' "$f")
 	p=$(sed -n 's/^; policy: //p' "$f")
 	if [ -z "$g" ] || [ -z "$p" ]; then
@@ -39,6 +46,8 @@ for f in "$lab"/fio-jobs/*.fio; do
 	group_jobs[$g]="${group_jobs[$g]:-} $name"
 done
 read -r -a groups <<<"$(printf '%s\n' "${!group_jobs[@]}" | sort | tr '\n' ' ')"
+[ "${#groups[@]}" -gt 0 ] || exit 0
+limit=${FIO_LIMIT:-180}
 
 mkdir -p "$out/fio"
 : >"$out/fio.log"
@@ -67,11 +76,12 @@ for rep in $(seq 1 "$reps"); do
 			json=$out/fio/$g.$ring.$rep.json
 			err=/tmp/fio.err
 			if [ "$ring" = restricted ]; then
-				URING_RESTRICT_LIB=/tmp/uring-restrict.so "$lab/bench/uring-restrict" -v \
-					-p "${group_policy[$g]}" -- \
+				run_step "fio:$g" "$limit" env URING_RESTRICT_LIB=/tmp/uring-restrict.so \
+					"$lab/bench/uring-restrict" -v -p "${group_policy[$g]}" -- \
 					/tmp/fio --output-format=json --eta=never --output="$json.tmp" "${files[@]}" 2>"$err"
 			else
-				/tmp/fio --output-format=json --eta=never --output="$json.tmp" "${files[@]}" 2>"$err"
+				run_step "fio:$g" "$limit" \
+					/tmp/fio --output-format=json --eta=never --output="$json.tmp" "${files[@]}" 2>"$err"
 			fi
 			rc=$?
 			{ echo "== $g ($kernel, $ring, rep $rep): ${js[*]}: exit $rc"; cat "$err"; } >>"$out/fio.log"
@@ -82,11 +92,15 @@ for rep in $(seq 1 "$reps"); do
 				echo "[bench] $kernel: no ring restrictions: restricted fio runs absent"
 			elif [ "$rc" != 0 ] || { [ "$ring" = restricted ] && [ "$nres" != "${#js[@]}" ]; }; then
 				failed=$((failed + 1))
-				echo "[bench] $kernel: fio group $g ($ring) failed, exit $rc, $nres of ${#js[@]} rings restricted: $(grep -v 'restricted (' "$err" | head -2 | tr '\n' ' ')"
+				why=$(why_failed $rc "$limit")
+				[ "$rc" = 0 ] && why="$nres of ${#js[@]} rings restricted"
+				step_failed "$out" "fio $g ($ring, rep $rep: ${js[*]})" "$why" fio.log
+				echo "[bench] $kernel: fio group $g ($ring) failed ($why): $(grep -v 'restricted (' "$err" | head -2 | tr '\n' ' ')"
 				rm -f "$json.tmp"
 			else
 				mv "$json.tmp" "$json"
 			fi
+			klog_step "$out" "fio $g ($ring, rep $rep)"
 			progress "$kernel fio" "$done" "$total"
 		done
 	done

@@ -1,7 +1,10 @@
 #!/bin/bash
 # bench/in-guest.sh KERNEL RUN: inside a lab guest, benchmark the running
 # kernel into RUN/raw/KERNEL/ and record its environment in RUN/env/.
-# Environment: QUICK, REPS, FIO_REPS, FIO=0 (microbenchmarks only).
+# Environment: QUICK, REPS, FIO_REPS, FIO=0 (microbenchmarks only), CELLS,
+# FIO_JOBS, STEP_LIMIT, FIO_LIMIT, BENCH_HANG (see the matrix scripts).
+# A failed step is recorded in raw/KERNEL/failures.tsv and the others
+# still run; kernel log faults go to raw/KERNEL/klog.tsv.
 set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=$1
@@ -9,8 +12,15 @@ run=$2
 raw=$run/raw/$kernel
 # the run's settings: the guest does not inherit the host's environment
 [ -f "$run/bench.env" ] && . "$run/bench.env"
-export QUICK REPS FIO_REPS FIO
+export QUICK REPS FIO_REPS FIO CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG
+. "$here/lib.sh"
 mkdir -p "$raw" "$run/env"
+rm -f "$raw/failures.tsv" "$raw/klog.tsv"
+klog_step "$raw" boot
+export BENCH_KERNEL=$kernel
+# test hook (tests/bench-hang.sh): a guest that stops answering, so the
+# host's boot time limit must end it
+case " ${BENCH_HANG:-} " in *" $kernel/boot "*) while :; do :; done ;; esac
 export BENCH_CLOCK_FILE=$run/.clock
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 {

@@ -75,7 +75,7 @@ host_env() {
 # COMPLETE of an earlier run in it; prints the folder's absolute path
 run_open() {
 	mkdir -p "$1/env" "$1/logs" "$1/raw" || return
-	rm -f "$1/COMPLETE"
+	rm -f "$1/COMPLETE" "$1/FAILURES" "$1/failures.tsv"
 	(cd "$1" && pwd)
 }
 
@@ -103,4 +103,68 @@ ring_order() {
 	else
 		echo "$2"
 	fi
+}
+
+# run_step NAME LIMIT CMD...: CMD under a time limit of LIMIT seconds of
+# the guest's clock (virtual time under -icount: a stuck guest idles, and
+# idle time jumps to the limit at once), with the caller's redirections.
+# Status: CMD's own; 124 when it ran out of time and was killed; 125 when
+# it could not be killed either (stuck in the kernel: a D-state I/O), in
+# which case it is left behind so the boot goes on with the next step.
+# The outer timeout is what makes that possible: the inner one would wait
+# for an unkillable child forever. Nothing here wakes while CMD runs.
+# BENCH_HANG (step names, or KERNEL/NAME for one kernel's, from bench.env)
+# makes those steps hang instead of running: tests/bench-hang.sh.
+run_step() {
+	local name=$1 limit=$2 rc t0=$SECONDS
+	shift 2
+	case " ${BENCH_HANG:-} " in
+	*" $name "*|*" ${BENCH_KERNEL:-}/$name "*) set -- sleep $((limit * 100)) ;;
+	esac
+	timeout -s KILL $((limit + 15)) timeout -k 10 "$limit" "$@"
+	rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		[ $((SECONDS - t0)) -ge $((limit + 15)) ] && return 125
+		return 124
+	fi
+	return "$rc"
+}
+
+# step_failed OUT STEP REASON LOG: record a failed step of this kernel's
+# run in OUT/failures.tsv (the report lists them, make bench names them)
+step_failed() {
+	printf '%s\t%s\t%s\n' "$2" "$3" "$4" >>"$1/failures.tsv"
+}
+
+# why_failed RC LIMIT: a failed step's status in words
+why_failed() {
+	case $1 in
+	124) echo "hung: killed after its ${2}s limit" ;;
+	125) echo "hung: could not be killed after its ${2}s limit (stuck in the kernel), left behind" ;;
+	*) echo "exit status $1" ;;
+	esac
+}
+
+# klog_step OUT STEP: the kernel log lines that appeared since the last
+# call and name a fault (vm/klog-patterns), recorded in OUT/klog.tsv
+# against STEP; says so on stdout
+klog_step() {
+	local out=$1 step=$2 lab now seen hits
+	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	dmesg >/tmp/klog.now 2>/dev/null || return 0
+	now=$(wc -l </tmp/klog.now)
+	# the lines already seen, by every script of this boot
+	seen=$(cat /tmp/klog.seen 2>/dev/null || echo 0)
+	hits=$(tail -n +$((seen + 1)) /tmp/klog.now | "$lab/vm/klog-check.sh" /dev/stdin)
+	echo "$now" >/tmp/klog.seen
+	[ -n "$hits" ] || return 0
+	printf '%s\n' "$hits" | sed "s/^/$step\t/" >>"$out/klog.tsv"
+	echo "[bench] warning: kernel log after $step: $(head -1 <<<"$hits")"
+}
+
+# selected WORD LIST: WORD is in the space-separated LIST, or LIST is empty
+selected() {
+	[ -z "$2" ] && return 0
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
 }

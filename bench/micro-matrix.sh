@@ -6,7 +6,12 @@
 # OUT/micro.jsonl (written when complete), stderr in OUT/micro.log.
 # A kernel without ring restrictions has no restricted cells: they are
 # recorded as absent, not run.
-# Environment: REPS (5), QUICK=1 (fewer cells, 3 repetitions), RINGBENCH.
+# Every run has a time limit (STEP_LIMIT, 60 s of guest time; a run
+# takes well under 1 s): a run that hangs or fails is recorded in
+# OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
+# are checked after every run (OUT/klog.tsv).
+# Environment: REPS (5), QUICK=1 (fewer cells, 3 repetitions), CELLS (the
+# workloads to run, e.g. "nop deny"; default all), STEP_LIMIT, RINGBENCH.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -26,12 +31,30 @@ else
 		"sqpoll -d 1 -n 1600" "sqpoll -d 32 -n 4000" "setup -n 1600"
 		"deny -b 32 -n 50000")
 fi
+if [ -n "${CELLS:-}" ]; then
+	keep=()
+	for cell in "${cells[@]}"; do
+		selected "${cell%% *}" "$CELLS" && keep+=("$cell")
+	done
+	cells=("${keep[@]}")
+fi
+limit=${STEP_LIMIT:-60}
 mkdir -p "$out"
 # from tmpfs: nothing in a timed loop may wait on the 9p share
 bin=/tmp/ringbench
 cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
 
+# a cell's name as the report gives it (bench/summarize.py cell_name)
+cell_label() {
+	case $1 in
+	nop*|deny*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
+	read*|sqpoll*) echo "$1 qd=$(sed -n 's/.*-d \([0-9]*\).*/\1/p' <<<"$2")" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 n=${#cells[@]}
+[ "$n" -gt 0 ] || exit 0
 total=$((reps * n * 2))
 done=0 failed=0 absent=0
 part=$out/micro.jsonl.part
@@ -43,8 +66,15 @@ part=$out/micro.jsonl.part
 for cell in "${cells[@]}"; do
 	read -r wl args <<<"$cell"
 	# shellcheck disable=SC2086
-	"$bin" -w "$wl" ${args%-n*} -n 200 -W 100 >/dev/null 2>>"$out/micro.log"
+	run_step "micro:$wl" "$limit" "$bin" -w "$wl" ${args%-n*} -n 200 -W 100 \
+		>/dev/null 2>>"$out/micro.log"
+	rc=$?
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+		failed=$((failed + 1))
+		step_failed "$out" "micro $(cell_label "$wl" "$args"), warm-up" "$(why_failed $rc "$limit")" micro.log
+	fi
 done
+klog_step "$out" "micro warm-up"
 
 for rep in $(seq 1 "$reps"); do
 	for i in $(seq 0 $((n - 1))); do
@@ -61,7 +91,8 @@ for rep in $(seq 1 "$reps"); do
 			# setarch -R: the same address layout in every run, so
 			# page-table and allocator paths do not vary with ASLR
 			# shellcheck disable=SC2086
-			setarch -R "$bin" -w "$wl" $args -r "$r" -t kernel="$kernel" -t rep="$rep" \
+			run_step "micro:$wl" "$limit" \
+				setarch -R "$bin" -w "$wl" $args -r "$r" -t kernel="$kernel" -t rep="$rep" \
 				>>"$part" 2>>"$out/micro.log"
 			rc=$?
 			if [ "$rc" = 77 ]; then
@@ -69,8 +100,12 @@ for rep in $(seq 1 "$reps"); do
 				echo "[bench] $kernel: no ring restrictions: restricted cells absent"
 			elif [ "$rc" != 0 ]; then
 				failed=$((failed + 1))
-				echo "[bench] $kernel: ringbench -w $wl $args -r $r failed ($rc): $(tail -1 "$out/micro.log")"
+				why=$(why_failed $rc "$limit")
+				ring=$([ "$r" = 1 ] && echo restricted || echo unrestricted)
+				step_failed "$out" "micro $(cell_label "$wl" "$args"), $ring ring, rep $rep" "$why" micro.log
+				echo "[bench] $kernel: ringbench -w $wl $args -r $r failed ($why): $(tail -1 "$out/micro.log")"
 			fi
+			klog_step "$out" "micro $wl $args ring $r rep $rep"
 			progress "$kernel micro" "$done" "$total"
 		done
 	done

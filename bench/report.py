@@ -43,10 +43,17 @@ def main():
     summary = read_csv(os.path.join(run, "summary.csv"))
     overhead = read_csv(os.path.join(run, "overhead.csv"))
     fio = read_csv(os.path.join(run, "fio.csv"))
+    # Under icount the emulated NVMe disk's figures are the host's timing,
+    # not the kernel's (nvme_note): they leave the tables, with the reason
+    # and the range this run saw.
+    nvme = [r for r in fio if r["job"].startswith("nvme-")] if icount else []
+    fio = [r for r in fio if r not in nvme]
     kernels = host.get("kernels", "").split()
 
     traced = os.path.isdir(os.path.join(run, "trace"))
-    bench = bool(summary)
+    # make bench writes bench.env first: its run folder gets a benchmark
+    # report even when every cell failed
+    bench = bool(summary) or os.path.exists(os.path.join(run, "bench.env"))
 
     out = []
     w = out.append
@@ -94,6 +101,8 @@ def main():
     if not bench:
         out.extend(report_trace.section(run, read_csv) if traced else ["No measurements in this run.\n"])
         return write_report(run, out)
+    status, suspect = run_health(run, kernels)
+    out.extend(status)
     w("Each cell ran on every kernel on an unrestricted ring and on a ring "
       "restricted to what the workload needs (reads: `IOSQE_FIXED_FILE` "
       "required), repetitions interleaved, warm-up not counted, binaries on "
@@ -119,7 +128,17 @@ def main():
     for r in summary:
         if r["cell"] not in cells:
             cells.append(r["cell"])
-    out.extend(side_by_side(summary, fio, cells, kernels, unit))
+    failures = read_tsv(os.path.join(run, "FAILURES"))
+    # a cell that failed on every kernel has no row, but still a section
+    for f in failures:
+        if len(f) > 1 and f[1].startswith("micro "):
+            c = f[1][len("micro "):].split(",")[0]
+            if c not in cells:
+                cells.append(c)
+
+    def kl(k):
+        return f"{k} ⚠" if k in suspect else k
+    out.extend(side_by_side(summary, fio, cells, kernels, unit, kl))
 
     w("## Microbenchmarks (`bench/ringbench`)\n")
     notes = {
@@ -138,13 +157,19 @@ def main():
         for r in summary:
             if r["cell"] != c:
                 continue
-            w(f"| {r['kernel']} | {r['ring']} | {r['reps']} | {num(r['median_per_op'], 2)} | "
+            w(f"| {kl(r['kernel'])} | {r['ring']} | {r['reps']} | {num(r['median_per_op'], 2)} | "
               f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % | "
               f"{num(r['median_ops_per_s'], 0)} |")
         if "baseline" in kernels and not any(r["cell"] == c and r["kernel"] == "baseline"
                                              and r["ring"] == "restricted" for r in summary):
             w("| baseline | restricted | — | absent: no ring restrictions | | | |")
         w("")
+        failed = [f for f in failures if len(f) > 3 and f[1].startswith(f"micro {c},")]
+        if failed:
+            w(f"**Failed runs of this cell** (not in the figures above):\n")
+            for f in failed:
+                w(f"- `{f[0]}`, {f[1][len('micro ' + c) + 2:]}: {f[2]} (`{f[3]}`)")
+            w("")
         rows = [r for r in overhead if r["cell"] == c]
         if rows:
             w(f"| comparison | Δ median | 95 % CI | Δ {unit}/op |")
@@ -161,8 +186,15 @@ def main():
         if os.path.exists(os.path.join(run, "plots", f"{name}.png")):
             w(f"![{caption}](plots/{name}.png)\n")
 
-    if fio:
+    failed_fio = [f for f in failures if len(f) > 3 and f[1].startswith("fio ")]
+    if fio or failed_fio or nvme:
         w("## fio (`fio-jobs/`)\n")
+    if failed_fio:
+        w("**Failed fio runs** (not in the figures below):\n")
+        for f in failed_fio:
+            w(f"- `{f[0]}`, {f[1][4:]}: {f[2]} (`{f[3]}`)")
+        w("")
+    if fio:
         w("Restricted runs use `bench/uring-restrict` with the policy in the job "
           "file; a run counts only if the wrapper restricted fio's ring and fio "
           "reported no error. Latency is fio's completion latency (clat), "
@@ -173,19 +205,21 @@ def main():
         for r in fio:
             lat = [f"{float(r[k]) / div:,.0f}" if r[k] else "" for k in
                    ("clat_p50_ns", "clat_p90_ns", "clat_p99_ns", "clat_p99.9_ns")]
-            w(f"| {r['job']} | {r['kernel']} | {r['ring']} | {r['reps']} | "
+            w(f"| {r['job']} | {kl(r['kernel'])} | {r['ring']} | {r['reps']} | "
               f"{num(r['iops_median'], 0)} ({num(r['iops_min'], 0)} .. {num(r['iops_max'], 0)}) | "
               + " | ".join(lat) + " |")
         w("")
         w("Caveats: fio 3.33 does not time SQPOLL submissions (its clat for "
           "`*-sqpoll` jobs is its overflow bucket, not a latency; read the "
-          "IOPS). The emulated NVMe disk completes on QEMU's I/O thread while "
-          "the guest waits idle" + (", and under `sleep=off` idle guest time jumps to the next "
-          "timer: NVMe figures show the emulation, not the kernel, and vary from run to run; "
-          "the null_blk jobs are the ones that measure the submission path" if icount else
-          ": its figures depend on the host") + ".\n")
+          "IOPS)." + ("" if icount else " The emulated NVMe disk completes on QEMU's I/O "
+                      "thread: its figures depend on the host.") + "\n")
+    if nvme:
+        out.extend(nvme_note(nvme))
+    if fio:
         for f in sorted(glob.glob(os.path.join(run, "plots", "fio-*.png"))):
             job = os.path.basename(f)[4:-4]
+            if icount and job.startswith("nvme-"):
+                continue
             w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")
 
     if traced:
@@ -200,14 +234,121 @@ def main():
     write_report(run, out)
 
 
-def side_by_side(summary, fio, cells, kernels, unit):
+def nvme_note(nvme):
+    """Why the NVMe jobs have no figures in an icount report, with the
+    spread of what they measured in this run as the evidence."""
+    iops = [(float(r["iops_min"]), float(r["iops_max"])) for r in nvme]
+    lo, hi = min(a for a, _ in iops), max(b for _, b in iops)
+    worst = max(nvme, key=lambda r: float(r["iops_max"]) / max(float(r["iops_min"]), 1e-9))
+    runs = sum(int(r["reps"]) for r in nvme)
+    return [
+        f"**NVMe jobs: run, not reported.** The {len({r['job'] for r in nvme})} NVMe jobs ran "
+        f"({runs} fio runs over all kernels and rings; failures, if any, are listed above), "
+        "so the driver, its MSI-X vectors and io_uring's block path were exercised. Their "
+        "figures are left out under icount because they time the host, not the kernel: QEMU "
+        "reads the disk image on its I/O thread in host time while the idle guest's clock, "
+        "under `sleep=off`, jumps to its next timer, so what a completion costs the guest's "
+        "clock depends on when the host finished the read. In this run the NVMe IOPS ranged "
+        f"{lo:,.0f} .. {hi:,.0f} across jobs, kernels and rings, and the same job on the same "
+        f"kernel and ring {float(worst['iops_min']):,.0f} .. {float(worst['iops_max']):,.0f} "
+        f"({worst['job']}, {worst['kernel']}, {worst['ring']}). Their raw JSON is in "
+        "`raw/<kernel>/fio/`; with KVM (or `ICOUNT=0`) they are reported.\n"]
+
+
+def read_tsv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.rstrip("\n").split("\t") for line in f if line.strip()]
+
+
+def run_health(run, kernels):
+    """The run's status: what failed (FAILURES, written by bench/run.sh),
+    each boot's kernel log faults and device interrupts. Returns the
+    report's lines and the kernels whose figures are suspect."""
+    out = []
+    w = out.append
+    failures = read_tsv(os.path.join(run, "FAILURES"))
+    suspect = {}
+    klog = {}
+    for k in kernels:
+        lines = [("boot", line) for line in
+                 (r[0] for r in read_tsv(os.path.join(run, "logs", k, "klog-errors")))]
+        lines += [tuple(r[:2]) if len(r) > 1 else ("?", r[0])
+                  for r in read_tsv(os.path.join(run, "raw", k, "klog.tsv"))]
+        # the same line seen by the guest after a step and in the console
+        seen, uniq = set(), []
+        for step, line in lines:
+            if line not in seen:
+                seen.add(line)
+                uniq.append((step, line))
+        klog[k] = uniq
+        if uniq:
+            suspect[k] = "kernel log faults"
+        b = read_env(os.path.join(run, "env", f"{k}.boot.env"))
+        if b.get("irq_legacy"):
+            suspect.setdefault(k, "devices on a legacy interrupt line")
+
+    w("## Run status\n")
+    if failures:
+        w(f"**{len(failures)} step(s) failed.** Everything else below was measured; "
+          "what failed was not, and is not estimated. `make bench` exited non-zero.\n")
+        w("| kernel | step | reason | log |")
+        w("|---|---|---|---|")
+        for r in failures:
+            r = (r + ["", "", "", ""])[:4]
+            w(f"| {r[0]} | {r[1]} | {r[2]} | `{r[3]}` |")
+        w("")
+    else:
+        w("Every boot and every step completed.\n")
+    for k in kernels:
+        if os.path.exists(os.path.join(run, "raw", k, "micro.jsonl.part")) and \
+                not os.path.exists(os.path.join(run, "raw", k, "micro.jsonl")):
+            w(f"- `{k}`: its boot stopped inside the microbenchmarks; the runs it "
+              "finished are included (`raw/{k}/micro.jsonl.part`).")
+    w("Kernel log (console and dmesg of every boot, and the guest's own check "
+      "after every benchmark step, for the faults in `vm/klog-patterns`):\n")
+    for k in kernels:
+        if not klog[k]:
+            w(f"- `{k}`: no fault lines.")
+            continue
+        w(f"- `{k}`: **{len(klog[k])} fault line(s): this boot's figures are suspect** "
+          "(marked ⚠ below):")
+        w("")
+        w("  ```")
+        for step, line in klog[k][:20]:
+            w(f"  [{step}] {line}")
+        if len(klog[k]) > 20:
+            w(f"  ... {len(klog[k]) - 20} more in logs/{k}/klog-errors and raw/{k}/klog.tsv")
+        w("  ```")
+    w("")
+    w("Device interrupts of each boot (from the guest's `/proc/interrupts`):\n")
+    w("| kernel | virtio and NVMe vectors | on a legacy line | shared lines |")
+    w("|---|---|---|---|")
+    for k in kernels:
+        b = read_env(os.path.join(run, "env", f"{k}.boot.env"))
+        irqs = b.get("irqs", "")
+        if not irqs or irqs == "unknown":
+            w(f"| {k} | not recorded | | |")
+            continue
+        chips = {}
+        for d in irqs.split():
+            chip = d.rsplit("/", 1)[-1]
+            chips[chip] = chips.get(chip, 0) + 1
+        w(f"| {k} | " + ", ".join(f"{n} {c}" for c, n in sorted(chips.items()))
+          + f" | {b.get('irq_legacy') or 'none'} | {b.get('irq_shared') or 'none'} |")
+    w("")
+    return out, suspect
+
+
+def side_by_side(summary, fio, cells, kernels, unit, kl=lambda k: k):
     """The kernels as columns: each cell's medians, then what the check
     costs each kernel and what each unrestricted ring costs over baseline."""
     med = {(r["cell"], r["kernel"], r["ring"]): float(r["median_per_op"]) for r in summary}
     out = ["## The three kernels side by side\n",
            f"Median {unit}/op of each cell; the spreads and confidence intervals "
            "are in the per-cell tables below.\n",
-           "| cell | ring | " + " | ".join(kernels) + " |",
+           "| cell | ring | " + " | ".join(kl(k) for k in kernels) + " |",
            "|---|---|" + "---:|" * len(kernels)]
     for c in cells:
         for ring in ("unrestricted", "restricted"):
@@ -239,7 +380,7 @@ def side_by_side(summary, fio, cells, kernels, unit):
             if (r["job"], r["ring"]) not in jobs:
                 jobs.append((r["job"], r["ring"]))
         out += ["fio, median IOPS:\n",
-                "| job | ring | " + " | ".join(kernels) + " |",
+                "| job | ring | " + " | ".join(kl(k) for k in kernels) + " |",
                 "|---|---|" + "---:|" * len(kernels)]
         for job, ring in jobs:
             out.append(f"| {job} | {ring} | " + " | ".join(

@@ -7,12 +7,20 @@
 #     raw/      ringbench JSON lines and fio's JSON, per kernel
 #     logs/     console logs and tool stderr
 #     summary.csv overhead.csv fio.csv REPORT.md plots/
+#     FAILURES  the steps, cells and boots that failed, one a line (absent
+#               when none did); REPORT.md marks them too
 #     COMPLETE  written last: a folder without it is a killed run
 # Inside a lab guest (make vm, then make bench) it benchmarks the running
 # kernel only, into the same layout.
 #
+# A failed step, cell or boot does not end the run: the others still run,
+# the report is written from everything measured, and the run exits
+# non-zero naming what failed. Nothing is retried.
+#
 # Environment: KERNELS, ACCEL, ICOUNT (auto: on TCG, count instructions
-# with -icount), QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use).
+# with -icount), QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use),
+# CELLS, FIO_JOBS (subsets), STEP_LIMIT, FIO_LIMIT (seconds per guest
+# step), BENCH_HANG (test hook: steps that hang, see bench/lib.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -49,6 +57,9 @@ export BENCH_CLOCK_FILE=$run/.clock
 	[ -n "${REPS:-}" ] && echo "REPS=$REPS"
 	[ -n "${FIO_REPS:-}" ] && echo "FIO_REPS=$FIO_REPS"
 	echo "FIO=${FIO:-1}"
+	for v in CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG; do
+		[ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
+	done
 } | write_atomic "$run/bench.env"
 
 {
@@ -76,21 +87,53 @@ for k in $kernels; do
 		"$here/in-guest.sh" "$k" "$run" || status=1
 		continue
 	fi
-	KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" || status=1
+	mkdir -p "$run/logs/$k"
+	rc=0
+	KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" \
+		2> >(tee "$run/logs/$k/vm.log" >&2) || rc=$?
 	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
 	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
 		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
+	# status 1 with failed steps on record: the guest finished, and its
+	# failures are in raw/KERNEL/failures.tsv; anything else lost the boot
+	if [ "$rc" != 0 ]; then
+		status=1
+		if [ "$rc" != 1 ] || [ ! -s "$run/raw/$k/failures.tsv" ]; then
+			sleep 0.2 # let tee finish vm.log
+			why=$(grep -m1 '^vm: error: ' "$run/logs/$k/vm.log" | sed 's/^vm: error: //; s/; last console lines.*//')
+			printf '%s\t%s\t%s\t%s\n' "$k" boot "${why:-vm/run.sh exit status $rc}" \
+				"logs/$k/console.log" >>"$run/failures.tsv"
+		fi
+	fi
 done
-if [ "$status" != 0 ]; then
-	rm -f "$run/.clock"
-	echo "[bench] error: a benchmark failed (see $run/logs and raw/*/*.log); no report" >&2
+
+# every failure of the run, boots and guest steps, one a line
+{
+	cat "$run/failures.tsv" 2>/dev/null
+	for f in "$run"/raw/*/failures.tsv; do
+		[ -f "$f" ] || continue
+		k=$(basename "$(dirname "$f")")
+		sed "s|^|$k\t|; s|\t\([^\t]*\)\$|\traw/$k/\1|" "$f"
+	done
+} >"$run/FAILURES.tmp"
+if [ -s "$run/FAILURES.tmp" ]; then
+	mv "$run/FAILURES.tmp" "$run/FAILURES"
+else
+	rm -f "$run/FAILURES.tmp"
+fi
+# The report is written whatever failed: from everything that was measured.
+echo "[bench] summarizing"
+python3 "$here/summarize.py" "$run" || status=1
+"$lab/plots/draw.sh" "$run" || status=1
+python3 "$here/report.py" "$run" || status=1
+run_close "$run" latest
+rm -f "$run/.clock"
+if [ -f "$run/FAILURES" ] || [ "$status" != 0 ]; then
+	echo "[bench] error: the run has failures; the report shows what was measured: $run/REPORT.md" >&2
+	if [ -f "$run/FAILURES" ]; then
+		echo "[bench] failed ($(wc -l <"$run/FAILURES")):" >&2
+		cut -f1-3 "$run/FAILURES" | sed 's/\t/: /; s/\t/: /; s/^/  /' >&2
+	fi
 	exit 1
 fi
-
-echo "[bench] summarizing"
-python3 "$here/summarize.py" "$run"
-"$lab/plots/draw.sh" "$run"
-python3 "$here/report.py" "$run"
-run_close "$run" latest
 echo "[bench] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
-rm -f "$run/.clock"

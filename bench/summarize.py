@@ -85,17 +85,31 @@ def fmt(x, nd=3):
     return f"{x:.{nd}f}"
 
 
+def micro_files(run):
+    """Each kernel's ringbench lines: micro.jsonl, or the .part a lost
+    boot left behind (what it measured before it stopped counts)."""
+    for kdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
+        for name in ("micro.jsonl", "micro.jsonl.part"):
+            path = os.path.join(kdir, name)
+            if os.path.exists(path):
+                yield path
+                break
+
+
 def load_micro(run):
     samples = {}  # (cell, kernel, ring) -> [ns_per_op]
     absent = set()
-    for path in sorted(glob.glob(os.path.join(run, "raw", "*", "micro.jsonl"))):
+    for path in micro_files(run):
         kernel = os.path.basename(os.path.dirname(path))
         with open(path) as f:
             for line in f:
                 line = line.strip()
                 if not line:
                     continue
-                d = json.loads(line)
+                try:
+                    d = json.loads(line)
+                except ValueError:
+                    continue  # the torn last line of a lost boot
                 if "absent" in d:
                     absent.add((kernel, d["absent"]))
                     continue
@@ -209,8 +223,19 @@ def write_plot_data(run, samples, cells, fio):
         lines.append(" ".join([batch, p[0], u[0], b[0], p[1], u[1], b[1]]))
     write_atomic(os.path.join(data, "batch.dat"), "\n".join(lines) + "\n")
 
-    # fio-<job>.dat: per percentile, the median clat (us) of each variant
+    # fio-<job>.dat: per percentile, the median clat (us) of each variant;
+    # not for NVMe under icount, whose figures time the host (report.py)
+    icount = False
+    try:
+        with open(os.path.join(run, "env", "host.env")) as f:
+            icount = "accel=tcg-icount\n" in f.read()
+    except OSError:
+        pass
+    for name in glob.glob(os.path.join(data, "fio-nvme-*.dat")):
+        os.remove(name)
     for job in sorted({k[0] for k in fio}):
+        if icount and job.startswith("nvme-"):
+            continue
         lines = ["# percentile " + " ".join(f"{k}-{r}" for k, r in variants)]
         for p in PERCENTILES:
             f = [p.rstrip("0").rstrip(".")]

@@ -28,7 +28,10 @@ fmt_s() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # Filter kbuild's output into one progress line every 10 s (and keep the
 # whole log): objects compiled so far, against the count of the last full
-# build when there was one.
+# build when there is one to compare with (a cold build). An incremental
+# build (seeded, or after a patch edit) compiles an unknown few objects:
+# it gets no estimate rather than a cold build's. Nor does a cold build's
+# first 5 %: the early objects (host tools, headers) are not the rate.
 progress() {
 	local logf=$1 ref=$2 t0=$SECONDS last=0 n=0 line
 	: >"$logf"
@@ -42,7 +45,7 @@ progress() {
 			last=$SECONDS
 			local el=$((SECONDS - t0)) msg
 			msg="$n objects, $(fmt_s $el) elapsed"
-			if [ "$ref" -gt 0 ] && [ "$n" -gt 0 ] && [ "$n" -lt "$ref" ]; then
+			if [ "$ref" -gt 0 ] && [ "$n" -ge $((ref / 20)) ] && [ "$n" -lt "$ref" ]; then
 				msg="$n/$ref objects, $(fmt_s $el) elapsed, about $(fmt_s $((el * (ref - n) / n))) left"
 			fi
 			log "$msg"
@@ -129,11 +132,17 @@ for variant in "$@"; do
 	if [ ! -f "$out/.config" ] || ! cmp -s "$here/lab.config" "$out/.lab.config"; then
 		configure
 	fi
-	# ETA reference: the last full build, else this config's usual count.
-	ref=$(cat "$build"/out/*/build.log.count 2>/dev/null | sort -n | tail -1 || true)
-	[ -f "$out/vmlinux" ] || ref=${ref:-1420}
-	log "compiling bzImage with $jobs jobs (log: build/out/$variant/build.log)"
-	if ! kmake bzImage 2>&1 | progress "$out/build.log" "${ref:-0}"; then
+	# ETA reference, for a cold build only: the last full build's count,
+	# else this config's usual one.
+	if [ -f "$out/vmlinux" ]; then
+		ref=0
+		log "compiling bzImage with $jobs jobs, incremental (log: build/out/$variant/build.log)"
+	else
+		ref=$(cat "$build"/out/*/build.log.count 2>/dev/null | sort -n | tail -1 || true)
+		ref=${ref:-1420}
+		log "compiling bzImage with $jobs jobs, cold: about $ref objects (log: build/out/$variant/build.log)"
+	fi
+	if ! kmake bzImage 2>&1 | progress "$out/build.log" "$ref"; then
 		tail -30 "$out/build.log" >&2
 		echo "error: building the $variant kernel failed; full log: $out/build.log" >&2
 		exit 1

@@ -47,7 +47,9 @@ for kernel in "$@"; do
 	KERNEL=$kernel VM_OUT=$out "$lab/vm/run.sh" -- \
 		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "${DIFF_POLICIES:-1000}" |
 		tr -d '\r' | tee "$out.tap"
-	count "$kernel" "$out.tap" "${PIPESTATUS[0]}"
+	rc=${PIPESTATUS[0]}
+	"$here/boot-health.sh" "$out" "$kernel" | tee -a "$out.tap"
+	count "$kernel" "$out.tap" "$rc"
 done
 
 # Differential: a thousand random policies, eight random SQEs each, must
@@ -101,6 +103,20 @@ rc=${PIPESTATUS[0]}
 cp "$build/out/$tk/System.map" "$out/raw/$tk/"
 "$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
 count tracing "$out.tap" "$rc"
+
+# make bench when a guest step and a whole boot hang: the report is still
+# written from what was measured (tests/bench-hang.sh). Two kernels with
+# restrictions if there are two, else any two.
+hk=() rk=()
+for k in "$@"; do
+	[ "$k" != baseline ] && hk+=("$k") || rk+=("$k")
+done
+hk+=("${rk[@]}")
+if [ "${#hk[@]}" -ge 2 ]; then
+	echo "== make bench when a step and a boot hang (${hk[0]} boot, ${hk[1]} fio)"
+	"$here/bench-hang.sh" "${hk[0]}" "${hk[1]}" | tee "$build/vm/bench-hang.tap"
+	count bench-hang "$build/vm/bench-hang.tap" "${PIPESTATUS[0]}"
+fi
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"

@@ -133,7 +133,8 @@ fi
 
 mkdir -p "$VM_OUT"
 VM_OUT=$(cd "$VM_OUT" && pwd)
-rm -f "$VM_OUT/status" "$VM_OUT/clocksource" "$VM_OUT/kernel-release" "$VM_OUT/boot.env"
+rm -f "$VM_OUT/status" "$VM_OUT/clocksource" "$VM_OUT/kernel-release" "$VM_OUT/boot.env" \
+	"$VM_OUT/interrupts" "$VM_OUT/dmesg" "$VM_OUT/klog-errors"
 log=$VM_OUT/console.log
 : >"$log"
 case "$VM_OUT" in
@@ -145,7 +146,10 @@ if [ "$interactive" = 0 ]; then
 	echo >>"$VM_OUT/cmd"
 fi
 
-quiet=quiet
+# Warnings and worse reach the console, not only errors: a WARN() or an
+# NVMe timeout said before a hang is in console.log even when the guest
+# never writes its dmesg.
+quiet=loglevel=5
 [ "$VERBOSE" = 1 ] && quiet=
 
 # tsc=reliable: under TCG the clocksource watchdog sees the emulated TSC
@@ -202,6 +206,11 @@ set -e
 	echo "clocksource=$(cat "$VM_OUT/clocksource" 2>/dev/null || echo unknown)"
 	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "boot_seconds=$((SECONDS - t0))"
+	"$here/irq-summary.sh" "$VM_OUT/interrupts"
+	# The console has what the guest said up to a hang; dmesg (written
+	# at power-off) what the console's log level left out.
+	"$here/klog-check.sh" "$log" "$VM_OUT/dmesg" | sort -u >"$VM_OUT/klog-errors"
+	echo "klog_errors=$(wc -l <"$VM_OUT/klog-errors")"
 } >"$VM_OUT/boot.env.tmp"
 mv "$VM_OUT/boot.env.tmp" "$VM_OUT/boot.env"
 
@@ -225,5 +234,11 @@ case "$cs" in
 tsc|kvm-clock) ;;
 *) fail "guest clocksource is '${cs:-unknown}', not tsc/kvm-clock: timings would be meaningless" 125 ;;
 esac
+if [ -s "$VM_OUT/klog-errors" ]; then
+	echo "vm: warning: the guest kernel's log has $(wc -l <"$VM_OUT/klog-errors") error line(s) ($VM_OUT/klog-errors):" >&2
+	head -5 "$VM_OUT/klog-errors" | sed 's/^/  | /' >&2
+fi
+legacy=$(sed -n 's/^irq_legacy=//p' "$VM_OUT/boot.env")
+[ -z "$legacy" ] || echo "vm: warning: devices on a legacy interrupt line: $legacy" >&2
 echo "vm: $KERNEL ($(cat "$VM_OUT/kernel-release")) on $label, clocksource $cs, $((SECONDS - t0)) s" >&2
 exit "$(cat "$VM_OUT/status")"
