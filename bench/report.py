@@ -241,17 +241,20 @@ def nvme_note(nvme):
     lo, hi = min(a for a, _ in iops), max(b for _, b in iops)
     worst = max(nvme, key=lambda r: float(r["iops_max"]) / max(float(r["iops_min"]), 1e-9))
     runs = sum(int(r["reps"]) for r in nvme)
+    njobs = len({r["job"] for r in nvme})
+    same = ""
+    if max(int(r["reps"]) for r in nvme) > 1:
+        same = (f", and the same job on the same kernel and ring {float(worst['iops_min']):,.0f} .. "
+                f"{float(worst['iops_max']):,.0f} ({worst['job']}, {worst['kernel']}, {worst['ring']})")
     return [
-        f"**NVMe jobs: run, not reported.** The {len({r['job'] for r in nvme})} NVMe jobs ran "
+        f"**NVMe: run, not reported.** The {njobs} NVMe job{'s' if njobs > 1 else ''} ran "
         f"({runs} fio runs over all kernels and rings; failures, if any, are listed above), "
         "so the driver, its MSI-X vectors and io_uring's block path were exercised. Their "
         "figures are left out under icount because they time the host, not the kernel: QEMU "
         "reads the disk image on its I/O thread in host time while the idle guest's clock, "
         "under `sleep=off`, jumps to its next timer, so what a completion costs the guest's "
         "clock depends on when the host finished the read. In this run the NVMe IOPS ranged "
-        f"{lo:,.0f} .. {hi:,.0f} across jobs, kernels and rings, and the same job on the same "
-        f"kernel and ring {float(worst['iops_min']):,.0f} .. {float(worst['iops_max']):,.0f} "
-        f"({worst['job']}, {worst['kernel']}, {worst['ring']}). Their raw JSON is in "
+        f"{lo:,.0f} .. {hi:,.0f} across jobs, kernels and rings{same}. Their raw JSON is in "
         "`raw/<kernel>/fio/`; with KVM (or `ICOUNT=0`) they are reported.\n"]
 
 

@@ -58,7 +58,7 @@ export BENCH_CLOCK_FILE=$run/.clock
 	[ -n "${FIO_REPS:-}" ] && echo "FIO_REPS=$FIO_REPS"
 	echo "FIO=${FIO:-1}"
 	for v in CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG; do
-		[ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
+		if [ -n "${!v:-}" ]; then printf '%s=%q\n' "$v" "${!v}"; fi
 	done
 } | write_atomic "$run/bench.env"
 
@@ -109,7 +109,7 @@ done
 
 # every failure of the run, boots and guest steps, one a line
 {
-	cat "$run/failures.tsv" 2>/dev/null
+	if [ -f "$run/failures.tsv" ]; then cat "$run/failures.tsv"; fi
 	for f in "$run"/raw/*/failures.tsv; do
 		[ -f "$f" ] || continue
 		k=$(basename "$(dirname "$f")")

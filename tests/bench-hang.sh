@@ -40,7 +40,7 @@ t $? "FAILURES names $hung's lost boot (QEMU killed at the time limit)"
 grep -qP "^$ok\tfio fixed-files \(unrestricted, rep 1: nullb-qd32-reg\)\thung: killed after its 20s limit" "$run/FAILURES" 2>/dev/null
 t $? "FAILURES names $ok's hung fio step, ended by its own 20 s limit"
 grep -q "^$ok,unrestricted\|^nop b=32,$ok,unrestricted" "$run/summary.csv" 2>/dev/null
-t $? "$ok's microbenchmarks, measured before and after, are in summary.csv"
+t $? "$ok's microbenchmarks, measured before its fio step hung, are in summary.csv"
 grep -q "step(s) failed" "$run/REPORT.md" && grep -q "| $hung | boot | no power-off" "$run/REPORT.md" &&
 	grep -q "^- \`$ok\`, fixed-files (unrestricted, rep 1: nullb-qd32-reg): hung" "$run/REPORT.md"
 t $? "REPORT.md marks the lost boot and the hung fio step, with reasons"
