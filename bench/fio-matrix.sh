@@ -8,7 +8,7 @@
 # raw as OUT/fio/<policy group>.<ring>.<rep>.json; fio's stderr in
 # OUT/fio.log. A restricted run counts only if the wrapper restricted every
 # job's ring and fio saw no error: a denied I/O must not pass as a fast one.
-# Every fio process has a time limit (FIO_LIMIT, 180 s of guest time; a
+# Every fio process has a time limit (FIO_LIMIT, 180 s of host time; a
 # group takes a few): one that hangs or fails is recorded in
 # OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
 # are checked after every fio process (OUT/klog.tsv).

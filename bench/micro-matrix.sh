@@ -6,7 +6,7 @@
 # OUT/micro.jsonl (written when complete), stderr in OUT/micro.log.
 # A kernel without ring restrictions has no restricted cells: they are
 # recorded as absent, not run.
-# Every run has a time limit (STEP_LIMIT, 60 s of guest time; a run
+# Every run has a time limit (STEP_LIMIT, 60 s of host time; a run
 # takes well under 1 s): a run that hangs or fails is recorded in
 # OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
 # are checked after every run (OUT/klog.tsv).

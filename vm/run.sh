@@ -183,11 +183,21 @@ else
 	qemu_args+=(-chardev "stdio,id=con,logfile=$log" -serial chardev:con)
 fi
 
+# The second serial port: the host's step watchdog (vm/step-watchdog.py)
+# and the guest's step daemon (vm/step-daemon.sh). A socket path must be
+# short, so it lives in /tmp.
+ctl=$(mktemp -d /tmp/lab-vm.XXXXXX)
+trap 'rm -rf "$ctl"' EXIT
+qemu_args+=(-chardev "socket,id=ctl,path=$ctl/step.sock,server=on,wait=off" -serial chardev:ctl)
+
 qemu_version=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version //p')
 echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, timeout ${TIMEOUT}s)" >&2
 [ "$interactive" = 1 ] && echo "vm: exit the shell to power off (Ctrl-a x kills QEMU)" >&2
 
 t0=$SECONDS
+: >"$VM_OUT/watchdog.log"
+python3 "$here/step-watchdog.py" "$ctl/step.sock" "$VM_OUT/watchdog.log" &
+watchdog=$!
 set +e
 if [ "$interactive" = 1 ]; then
 	qemu-system-x86_64 "${qemu_args[@]}" 2> >(qemu_quiet)
@@ -197,6 +207,9 @@ else
 	rc=$?
 fi
 set -e
+# it ends when QEMU closes the socket; a watchdog still connecting does not
+kill "$watchdog" 2>/dev/null || true
+wait "$watchdog" 2>/dev/null || true
 
 {
 	echo "kernel=$KERNEL"
