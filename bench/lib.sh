@@ -85,7 +85,10 @@ run_close() {
 	local lab
 	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$1/COMPLETE"
-	ln -sfn "$(basename "$1")" "$lab/results/$2" 2>/dev/null || true
+	# results/LINK only for runs in results/: a link elsewhere would dangle
+	if [ "$(cd "$1/.." && pwd)" = "$(cd "$lab/results" && pwd)" ]; then
+		ln -sfn "$(basename "$1")" "$lab/results/$2" 2>/dev/null || true
+	fi
 }
 
 # ring_kinds CMD...: the rings to measure with ringbench CMD: "0 1", or
@@ -114,35 +117,58 @@ ring_order() {
 # SIGTERM, then SIGKILL, of CMD's process group, or has this shell stop
 # waiting for a CMD stuck in the kernel (a D-state I/O), which is left
 # behind so the boot goes on with the next step. Nothing here arms a
-# timer or wakes while CMD runs.
+# timer, and the announcement is on the wire before CMD starts.
 # Status: CMD's own; 124 when it ran out of time and was killed; 125 when
 # it could not be killed either. Without the port (a guest not booted by
 # vm/run.sh) CMD runs without a limit.
-# BENCH_HANG (step names, or KERNEL/NAME for one kernel's, from bench.env)
-# makes those steps spin instead of running: tests/bench-hang.sh.
+# BENCH_HANG (from bench.env; tests/bench-hang.sh) names steps that hang
+# the first time they run in a boot: NAME spins (killable), stuck:NAME
+# waits on a FIFO while the watchdog's signals go to a decoy, as they go
+# past a task in D state; KERNEL/NAME for one kernel only.
 run_step() {
-	local name=$1 limit=$2 pid rc mark
+	local name=$1 limit=$2 pid ann rc mark hang=
 	shift 2
 	case " ${BENCH_HANG:-} " in
-	*" $name "*|*" ${BENCH_KERNEL:-}/$name "*) set -- sh -c 'while :; do :; done' ;;
+	*" $name "*|*" ${BENCH_KERNEL:-}/$name "*) hang=spin ;;
+	*" stuck:$name "*|*" ${BENCH_KERNEL:-}/stuck:$name "*) hang=stuck ;;
 	esac
+	if [ -n "$hang" ] && [ ! -e "/tmp/lab-hung.${name//\//_}" ]; then
+		: >"/tmp/lab-hung.${name//\//_}"
+		case $hang in
+		spin) set -- sh -c 'while :; do :; done' ;;
+		stuck) mkfifo "/tmp/lab-stuck.$$" 2>/dev/null
+			set -- sh -c "read -r x </tmp/lab-stuck.$$" ;;
+		esac
+	else
+		hang=
+	fi
 	if [ ! -c "${LAB_STEP_PORT:-}" ]; then
 		"$@"
 		return
 	fi
-	setsid "$@" &
-	pid=$!
-	echo "start $pid $$ $limit $name" >"$LAB_STEP_PORT"
+	# the watchdog's abandon order: stop waiting (wait returns > 128)
 	trap : USR1
+	if [ "$hang" = stuck ]; then
+		setsid sleep 1000000 </dev/null >/dev/null 2>&1 &
+		ann=$!
+		echo "start $ann $$ $limit $name" >"$LAB_STEP_PORT"
+		setsid "$@" &
+		pid=$!
+	else
+		( echo "start $BASHPID $$ $limit $name" >"$LAB_STEP_PORT"
+		  exec setsid "$@" ) &
+		pid=$!
+		ann=$pid
+	fi
 	wait "$pid"
 	rc=$?
-	trap - USR1
-	echo "end $pid" >"$LAB_STEP_PORT"
-	mark=$(cat "/tmp/lab-step.$pid" 2>/dev/null)
-	rm -f "/tmp/lab-step.$pid"
+	echo "end $ann" >"$LAB_STEP_PORT"
+	mark=$(cat "/tmp/lab-step.$ann" 2>/dev/null)
+	rm -f "/tmp/lab-step.$ann"
 	case $mark in
-	term|kill) return 124 ;;
 	abandon) return 125 ;;
+	# a step that ended on its own as the order came keeps its status
+	term|kill) [ "$rc" -gt 128 ] && return 124 ;;
 	esac
 	return "$rc"
 }
@@ -168,11 +194,15 @@ why_failed() {
 klog_step() {
 	local out=$1 step=$2 lab now seen hits
 	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	# the checker from tmpfs: between timed runs, nothing waits on 9p
+	if [ ! -x /tmp/klog/klog-check.sh ]; then
+		mkdir -p /tmp/klog && cp "$lab/vm/klog-check.sh" "$lab/vm/klog-patterns" /tmp/klog/
+	fi
 	dmesg >/tmp/klog.now 2>/dev/null || return 0
 	now=$(wc -l </tmp/klog.now)
 	# the lines already seen, by every script of this boot
 	seen=$(cat /tmp/klog.seen 2>/dev/null || echo 0)
-	hits=$(tail -n +$((seen + 1)) /tmp/klog.now | "$lab/vm/klog-check.sh" /dev/stdin)
+	hits=$(tail -n +$((seen + 1)) /tmp/klog.now | /tmp/klog/klog-check.sh /dev/stdin)
 	echo "$now" >/tmp/klog.seen
 	[ -n "$hits" ] || return 0
 	printf '%s\n' "$hits" | sed "s/^/$step\t/" >>"$out/klog.tsv"

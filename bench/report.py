@@ -111,6 +111,13 @@ def main():
       "resamples of both sides) of the ratio of medians. `baseline` has no "
       "ring restrictions: its restricted cells are absent, not estimated.\n")
 
+    def kl(k):
+        return f"{k} ⚠" if k in suspect else k
+
+    def cl(label):
+        """a comparison's label, marked when a suspect kernel is in it"""
+        return label + (" ⚠" if any(k in label for k in suspect) else "")
+
     # headline: the check's cost on NOP batch 32, when measured
     head = [r for r in overhead if r["cell"] == "nop b=32"
             and r["comparison"] in ("patched: restricted vs unrestricted",
@@ -119,7 +126,7 @@ def main():
     if head:
         w("## Headline (NOP, 32 SQEs per submit)\n")
         for r in head:
-            w(f"- {r['comparison']}: {float(r['delta_per_op']):+.2f} {unit}/SQE, "
+            w(f"- {cl(r['comparison'])}: {float(r['delta_per_op']):+.2f} {unit}/SQE, "
               f"{float(r['delta_pct']):+.3f} % (95 % CI {float(r['ci95_lo_pct']):+.3f} .. "
               f"{float(r['ci95_hi_pct']):+.3f} %)")
         w("")
@@ -135,9 +142,6 @@ def main():
             c = f[1][len("micro "):].split(",")[0]
             if c not in cells:
                 cells.append(c)
-
-    def kl(k):
-        return f"{k} ⚠" if k in suspect else k
     out.extend(side_by_side(summary, fio, cells, kernels, unit, kl))
 
     w("## Microbenchmarks (`bench/ringbench`)\n")
@@ -175,7 +179,7 @@ def main():
             w(f"| comparison | Δ median | 95 % CI | Δ {unit}/op |")
             w("|---|---:|---:|---:|")
             for r in rows:
-                w(f"| {r['comparison']} | {float(r['delta_pct']):+.3f} % | "
+                w(f"| {cl(r['comparison'])} | {float(r['delta_pct']):+.3f} % | "
                   f"{float(r['ci95_lo_pct']):+.3f} .. {float(r['ci95_hi_pct']):+.3f} % | "
                   f"{float(r['delta_per_op']):+.2f} |")
             w("")
@@ -308,7 +312,8 @@ def run_health(run, kernels):
         if os.path.exists(os.path.join(run, "raw", k, "micro.jsonl.part")) and \
                 not os.path.exists(os.path.join(run, "raw", k, "micro.jsonl")):
             w(f"- `{k}`: its boot stopped inside the microbenchmarks; the runs it "
-              "finished are included (`raw/{k}/micro.jsonl.part`).")
+              f"finished are included (`raw/{k}/micro.jsonl.part`).")
+    w("")
     w("Kernel log (console and dmesg of every boot, and the guest's own check "
       "after every benchmark step, for the faults in `vm/klog-patterns`):\n")
     for k in kernels:
@@ -363,8 +368,8 @@ def side_by_side(summary, fio, cells, kernels, unit, kl=lambda k: k):
     ks = [k for k in kernels if k != "baseline"]
     out += [f"What the restriction check costs each kernel (restricted − unrestricted ring) "
             f"and what an unrestricted ring costs over `baseline`, {unit}/op:\n",
-            "| cell | " + " | ".join(f"check on {k}" for k in ks)
-            + "".join(f" | {k} − baseline" for k in ks if "baseline" in kernels) + " |",
+            "| cell | " + " | ".join(f"check on {kl(k)}" for k in ks)
+            + "".join(f" | {kl(k)} − {kl('baseline')}" for k in ks if "baseline" in kernels) + " |",
             "|---|" + "---:|" * (len(ks) * (2 if "baseline" in kernels else 1))]
 
     def diff(a, b):

@@ -49,6 +49,11 @@ else
 fi
 
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel}
+# a RUN folder given again holds another run's files: start it empty
+if [ -n "${RUN:-}" ] && [ -d "$RUN" ]; then
+	(cd "$RUN" && rm -rf raw env logs plots summary.csv overhead.csv fio.csv REPORT.md \
+		FAILURES failures.tsv COMPLETE bench.env)
+fi
 run=$(run_open "$run")
 # elapsed times by the host's clock, also inside an icount guest (lib.sh)
 export BENCH_CLOCK_FILE=$run/.clock
@@ -89,18 +94,26 @@ for k in $kernels; do
 	fi
 	mkdir -p "$run/logs/$k"
 	rc=0
-	KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" \
-		2> >(tee "$run/logs/$k/vm.log" >&2) || rc=$?
+	# the runner's stderr to the terminal and to vm.log, whole before the
+	# next line reads it (pipefail: the runner's status, not tee's)
+	{ KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" \
+		2>&1 1>&3 3>&- | tee "$run/logs/$k/vm.log" >&2; } 3>&1 || rc=$?
 	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
 	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
 		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
-	# status 1 with failed steps on record: the guest finished, and its
-	# failures are in raw/KERNEL/failures.tsv; anything else lost the boot
+	# The runner passes the guest's status on when the boot itself was
+	# sound: then the guest's failed steps are in raw/KERNEL/failures.tsv.
+	# Any other status lost the boot (or its clock), and says why.
 	if [ "$rc" != 0 ]; then
 		status=1
-		if [ "$rc" != 1 ] || [ ! -s "$run/raw/$k/failures.tsv" ]; then
-			sleep 0.2 # let tee finish vm.log
-			why=$(grep -m1 '^vm: error: ' "$run/logs/$k/vm.log" | sed 's/^vm: error: //; s/; last console lines.*//')
+		gst=$(cat "$run/logs/$k/status" 2>/dev/null || true)
+		if [ "$rc" = "$gst" ]; then
+			[ -s "$run/raw/$k/failures.tsv" ] ||
+				printf '%s\t%s\t%s\t%s\n' "$k" guest "bench/in-guest.sh exit status $rc, no failed step on record" \
+					"logs/$k/console.log" >>"$run/failures.tsv"
+		else
+			why=$(grep -m1 '^vm: error: ' "$run/logs/$k/vm.log" 2>/dev/null |
+				sed 's/^vm: error: //; s/; last console lines.*//' || true)
 			printf '%s\t%s\t%s\t%s\n' "$k" boot "${why:-vm/run.sh exit status $rc}" \
 				"logs/$k/console.log" >>"$run/failures.tsv"
 		fi

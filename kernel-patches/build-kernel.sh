@@ -129,12 +129,14 @@ for variant in "$@"; do
 	if [ "$(git -C "$tree" symbolic-ref -q --short HEAD || true)" != "$variant" ]; then
 		git -C "$tree" checkout -q "$variant"
 	fi
+	configured=0
 	if [ ! -f "$out/.config" ] || ! cmp -s "$here/lab.config" "$out/.lab.config"; then
 		configure
+		configured=1
 	fi
-	# ETA reference, for a cold build only: the last full build's count,
-	# else this config's usual one.
-	if [ -f "$out/vmlinux" ]; then
+	# ETA reference, for a build of everything only (no output yet, or a
+	# new config): the last full build's count, else this config's usual one.
+	if [ -f "$out/vmlinux" ] && [ "$configured" = 0 ]; then
 		ref=0
 		log "compiling bzImage with $jobs jobs, incremental (log: build/out/$variant/build.log)"
 	else

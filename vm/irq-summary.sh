@@ -14,8 +14,11 @@ NR == 1 { ncpu = NF; next }
 	irq = $1; sub(":", "", irq)
 	if (irq !~ /^[0-9]+$/) next
 	chip = $(ncpu + 2)
+	# IO-APIC and MSI lines name a hwirq-trigger ("11-fasteoi") after the
+	# chip; an XT-PIC line may not
+	first = ($(ncpu + 3) ~ /-[a-z]+$/) ? ncpu + 4 : ncpu + 3
 	names = ""
-	for (i = ncpu + 4; i <= NF; i++) names = names (names == "" ? "" : " ") $i
+	for (i = first; i <= NF; i++) names = names (names == "" ? "" : " ") $i
 	n = split(names, dev, /, */)
 	ndev = 0
 	for (j = 1; j <= n; j++) {
