@@ -14,13 +14,16 @@ ICOUNT  ?=
 QUICK   ?= 0
 # RUN: the results folder make plots and make report work on
 RUN     ?= results/latest
-# TIMEOUT: hard limit in seconds for one guest boot
-TIMEOUT ?= 600
+# TIMEOUT: hard limit in seconds for one guest boot (empty: 600, and 3600
+# for make bench, whose boots also end after IDLE_TIMEOUT seconds, 300,
+# without console output)
+TIMEOUT ?=
+IDLE_TIMEOUT ?=
 # JOBS: parallel compile jobs
 JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 
 BUILD   := $(CURDIR)/build
-export BUILD ACCEL ICOUNT TIMEOUT JOBS QUICK
+export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK
 
 # Inside a lab guest (make vm), make bench measures the running kernel.
 IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
@@ -63,7 +66,7 @@ help:
 	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
 	@echo '  make distclean      remove the whole build folder'
 	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
-	@echo '          RUN=$(RUN) TIMEOUT=$(TIMEOUT) JOBS=$(JOBS)'
+	@echo '          RUN=$(RUN) TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300)) JOBS=$(JOBS)'
 	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
 	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
 

@@ -20,7 +20,7 @@
 # Environment: KERNELS, ACCEL, ICOUNT (auto: on TCG, count instructions
 # with -icount), QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use),
 # CELLS, FIO_JOBS (subsets), STEP_LIMIT, FIO_LIMIT (seconds per guest
-# step), BENCH_HANG (test hook: steps that hang, see bench/lib.sh).
+# step), TIMEOUT, IDLE_TIMEOUT (per boot, vm/run.sh), BENCH_HANG (test hook: steps that hang, see bench/lib.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -45,6 +45,10 @@ else
 		fi
 	fi
 	export ICOUNT
+	# A whole make bench boot took 551 s on a loaded 2-core host: the
+	# boot's hard limit is generous, and a guest that goes silent is
+	# ended sooner by the idle limit (vm/run.sh).
+	export TIMEOUT=${TIMEOUT:-3600} IDLE_TIMEOUT=${IDLE_TIMEOUT:-300}
 	accel=$(KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
 fi
 

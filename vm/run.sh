@@ -15,6 +15,8 @@
 #   ICOUNT   1: TCG with -icount shift=0,sleep=off (1 virtual ns per guest
 #            instruction: deterministic cost figures)
 #   TIMEOUT  hard limit per boot in seconds            (default: 600)
+#   IDLE_TIMEOUT  seconds of console silence after which the guest counts
+#            as hung and QEMU is killed                 (default: off)
 #   SMP, MEM guest CPUs and memory        (default: 2, 2G; 1 CPU with ICOUNT)
 #   VM_OUT   folder for console.log and boot.env       (default: build/vm/last)
 #   VERBOSE  1: show the kernel's boot messages
@@ -31,6 +33,7 @@ KERNEL=${KERNEL:-patched}
 ACCEL=${ACCEL:-auto}
 ICOUNT=${ICOUNT:-0}
 TIMEOUT=${TIMEOUT:-600}
+IDLE_TIMEOUT=${IDLE_TIMEOUT:-}
 # Under -icount a 6.1 guest hangs bringing up its second CPU; one CPU is
 # also what a deterministic instruction count wants.
 if [ "$ICOUNT" = 1 ]; then
@@ -191,8 +194,33 @@ trap 'rm -rf "$ctl"' EXIT
 qemu_args+=(-chardev "socket,id=ctl,path=$ctl/step.sock,server=on,wait=off" -serial chardev:ctl)
 
 qemu_version=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version //p')
-echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, timeout ${TIMEOUT}s)" >&2
+limits="timeout ${TIMEOUT}s"
+[ -z "$IDLE_TIMEOUT" ] || limits="$limits, ${IDLE_TIMEOUT}s without console output"
+echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, $limits)" >&2
 [ "$interactive" = 1 ] && echo "vm: exit the shell to power off (Ctrl-a x kills QEMU)" >&2
+
+# idle_watch PID: a guest that has said nothing for IDLE_TIMEOUT seconds
+# is hung, however long its boot limit. A long boot limit is what a slow
+# host needs (a full make bench boot took 551 s under load), a short idle
+# limit what a hung guest should cost; the bench steps print at least every
+# few seconds and each is killed at its own limit (vm/step-watchdog.py),
+# well inside IDLE_TIMEOUT.
+idle_watch() {
+	local last=-1 size quiet=0
+	while sleep 5; do
+		size=$(stat -c %s "$log")
+		if [ "$size" != "$last" ]; then
+			last=$size quiet=0
+			continue
+		fi
+		quiet=$((quiet + 5))
+		if [ "$quiet" -ge "$IDLE_TIMEOUT" ]; then
+			echo "$quiet" >"$ctl/idle"
+			kill "$1"
+			return
+		fi
+	done
+}
 
 t0=$SECONDS
 : >"$VM_OUT/watchdog.log"
@@ -203,8 +231,13 @@ if [ "$interactive" = 1 ]; then
 	qemu-system-x86_64 "${qemu_args[@]}" 2> >(qemu_quiet)
 	rc=$?
 else
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2> >(qemu_quiet)
+	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2> >(qemu_quiet) &
+	qemu=$!
+	idle=
+	[ -n "$IDLE_TIMEOUT" ] && { idle_watch "$qemu" & idle=$!; }
+	wait "$qemu"
 	rc=$?
+	[ -z "$idle" ] || kill "$idle" 2>/dev/null
 fi
 set -e
 # it ends when QEMU closes the socket; a watchdog still connecting does not
@@ -233,6 +266,9 @@ fail() {
 	exit "$2"
 }
 
+if [ -f "$ctl/idle" ]; then
+	fail "no console output for $(cat "$ctl/idle")s: guest hung, QEMU killed" 124
+fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	fail "no power-off within ${TIMEOUT}s: guest hung or too slow, QEMU killed" 124
 fi
