@@ -71,7 +71,9 @@ for cell in "${cells[@]}"; do
 	rc=$?
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 		failed=$((failed + 1))
-		step_failed "$out" "micro $(cell_label "$wl" "$args"), warm-up" "$(why_failed $rc "$limit")" micro.log
+		why=$(why_failed $rc "$limit")
+		step_failed "$out" "micro $(cell_label "$wl" "$args"), warm-up" "$why" micro.log
+		echo "[bench] $kernel: ringbench -w $wl $args warm-up failed ($why)"
 	fi
 done
 klog_step "$out" "micro warm-up"

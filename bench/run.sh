@@ -47,8 +47,19 @@ else
 	export ICOUNT
 	# A whole make bench boot took 551 s on a loaded 2-core host: the
 	# boot's hard limit is generous, and a guest that goes silent is
-	# ended sooner by the idle limit (vm/run.sh).
-	export TIMEOUT=${TIMEOUT:-3600} IDLE_TIMEOUT=${IDLE_TIMEOUT:-300}
+	# ended sooner by the idle limit (vm/run.sh). A hung step is silent
+	# until its watchdog gives up on it (limit + 15 s): the idle limit
+	# stays above that, or it would take the boot for the step.
+	step_max=$(( ${STEP_LIMIT:-60} > ${FIO_LIMIT:-180} ? ${STEP_LIMIT:-60} : ${FIO_LIMIT:-180} ))
+	idle_min=$((step_max + 45))
+	export TIMEOUT=${TIMEOUT:-3600}
+	if [ -z "${IDLE_TIMEOUT:-}" ]; then
+		IDLE_TIMEOUT=$(( idle_min > 300 ? idle_min : 300 ))
+	elif [ "$IDLE_TIMEOUT" != 0 ] && [ "$IDLE_TIMEOUT" -lt "$idle_min" ]; then
+		echo "[bench] error: IDLE_TIMEOUT=$IDLE_TIMEOUT would end a boot before its longest step's limit (${step_max}s) could: use at least $idle_min, or 0 for none" >&2
+		exit 2
+	fi
+	export IDLE_TIMEOUT
 	accel=$(KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
 fi
 

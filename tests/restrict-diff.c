@@ -4,7 +4,8 @@
  *		random policies, each on a fresh R_DISABLED ring, against a
  *		random stream of SQE opcodes and flags; prints one line per
  *		case with what the kernel answered. Run on two kernels, the
- *		outputs must be identical (tests/run.sh compares them).
+ *		outputs must be identical, but for a case whose drained SQE
+ *		stalled on one of them (tests/diff-answers.py compares).
  *
  * Usage: restrict-diff [-s SEED] [-n POLICIES] [-k SQES_PER_POLICY]
  *
@@ -13,7 +14,8 @@
  * and touch nothing (fd -1, zero lengths) plus out-of-range ones; flags
  * from all eight bits, so required, allowed, uncommon and invalid flags
  * all occur. A case's line holds the setup, registration and enable
- * results, then user_data:res for every CQE in user_data order.
+ * results, then user_data:res for every CQE in user_data order, and
+ * " stalled" when a CQE was still missing after the last try.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -64,11 +64,11 @@ if [ -n "$diff_both" ]; then
 		echo "1..2"
 		if [ ! -s "$build/vm/diff-patched.txt" ] || [ ! -s "$build/vm/diff-upstream.txt" ]; then
 			echo "not ok 1 - restrict-diff: no answers from patched or upstream (build/vm/diff-*.txt missing or empty)"
-		elif verdict=$("$here/diff-answers.py" "$build/vm/diff-patched.txt" "$build/vm/diff-upstream.txt"); then
+		elif verdict=$("$here/diff-answers.py" "$build/vm/diff-patched.txt" "$build/vm/diff-upstream.txt" 2>&1); then
 			echo "ok 1 - restrict-diff: patched and upstream $verdict (seed ${DIFF_SEED:-1}: $(tail -1 "$build/vm/diff-patched.txt" | sed 's/^# //'))"
 		else
 			echo "not ok 1 - restrict-diff: patched and upstream differ; first difference:"
-			echo "$verdict" | tail -n +2 | cut -c1-200 | sed 's/^/#   /'
+			printf '%s\n' "$verdict" | cut -c1-200 | sed 's/^/#   /'
 		fi
 		# timing-dependent CQE stalls rerun the case (restrict-diff.c);
 		# a case still stalled is compared up to its stall (diff-answers.py)

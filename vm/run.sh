@@ -15,8 +15,9 @@
 #   ICOUNT   1: TCG with -icount shift=0,sleep=off (1 virtual ns per guest
 #            instruction: deterministic cost figures)
 #   TIMEOUT  hard limit per boot in seconds            (default: 600)
-#   IDLE_TIMEOUT  seconds of console silence after which the guest counts
-#            as hung and QEMU is killed                 (default: off)
+#   IDLE_TIMEOUT  seconds without a line from the guest's programs (the
+#            kernel's own messages do not count) after which the guest
+#            counts as hung and QEMU is killed; 0 or empty: off (default)
 #   SMP, MEM guest CPUs and memory        (default: 2, 2G; 1 CPU with ICOUNT)
 #   VM_OUT   folder for console.log and boot.env       (default: build/vm/last)
 #   VERBOSE  1: show the kernel's boot messages
@@ -33,7 +34,7 @@ KERNEL=${KERNEL:-patched}
 ACCEL=${ACCEL:-auto}
 ICOUNT=${ICOUNT:-0}
 TIMEOUT=${TIMEOUT:-600}
-IDLE_TIMEOUT=${IDLE_TIMEOUT:-}
+IDLE_TIMEOUT=${IDLE_TIMEOUT:-0}
 # Under -icount a 6.1 guest hangs bringing up its second CPU; one CPU is
 # also what a deterministic instruction count wants.
 if [ "$ICOUNT" = 1 ]; then
@@ -67,6 +68,10 @@ if [ "$interactive" = 0 ] && [ "$accel_only" = 0 ] && [ $# -eq 0 ]; then
 fi
 
 die() { echo "vm: error: $*" >&2; exit 1; }
+
+case "$TIMEOUT$IDLE_TIMEOUT" in
+*[!0-9]*) die "TIMEOUT and IDLE_TIMEOUT are whole seconds, not '$TIMEOUT' and '$IDLE_TIMEOUT'" ;;
+esac
 
 image=$build/bzImage-$KERNEL
 [ -f "$image" ] || die "no kernel '$KERNEL' at $image (run: make kernels)"
@@ -190,27 +195,33 @@ fi
 # and the guest's step daemon (vm/step-daemon.sh). A socket path must be
 # short, so it lives in /tmp.
 ctl=$(mktemp -d /tmp/lab-vm.XXXXXX)
-trap 'rm -rf "$ctl"' EXIT
+qemu= idle= watchdog=
+# interrupted, take QEMU, the idle watch and the step watchdog along
+trap 'kill $qemu $idle $watchdog 2>/dev/null; rm -rf "$ctl"' EXIT
+trap 'exit 130' INT TERM
 qemu_args+=(-chardev "socket,id=ctl,path=$ctl/step.sock,server=on,wait=off" -serial chardev:ctl)
 
 qemu_version=$(qemu-system-x86_64 --version | sed -n '1s/^QEMU emulator version //p')
-limits="timeout ${TIMEOUT}s"
-[ -z "$IDLE_TIMEOUT" ] || limits="$limits, ${IDLE_TIMEOUT}s without console output"
-echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM, $limits)" >&2
+limits=", timeout ${TIMEOUT}s"
+[ "$IDLE_TIMEOUT" = 0 ] || limits="$limits, ${IDLE_TIMEOUT}s without output"
+[ "$interactive" = 1 ] && limits=
+echo "vm: booting $KERNEL on $label (qemu $qemu_version, $SMP cpus, $MEM$limits)" >&2
 [ "$interactive" = 1 ] && echo "vm: exit the shell to power off (Ctrl-a x kills QEMU)" >&2
 
-# idle_watch PID: a guest that has said nothing for IDLE_TIMEOUT seconds
-# is hung, however long its boot limit. A long boot limit is what a slow
-# host needs (a full make bench boot took 551 s under load), a short idle
-# limit what a hung guest should cost; the bench steps print at least every
-# few seconds and each is killed at its own limit (vm/step-watchdog.py),
-# well inside IDLE_TIMEOUT.
+# idle_watch PID: a guest whose programs have said nothing for
+# IDLE_TIMEOUT seconds is hung, however long its boot limit. A long boot
+# limit is what a slow host needs (a full make bench boot took 551 s under
+# load), a short idle limit what a hung guest should cost. Only lines
+# without a printk timestamp count: a dead guest can go on printing hung
+# task and RCU stall reports. make bench prints a line after each step
+# (at least every 10 s while steps end) and each step is killed at its own
+# limit (vm/step-watchdog.py); bench/run.sh keeps IDLE_TIMEOUT above it.
 idle_watch() {
-	local last=-1 size quiet=0
-	while sleep 5; do
-		size=$(stat -c %s "$log")
-		if [ "$size" != "$last" ]; then
-			last=$size quiet=0
+	local last=-1 lines quiet=0
+	while sleep 5 && [ -d "$ctl" ]; do
+		lines=$(grep -cv '^\[ *[0-9]*\.[0-9]*\]' "$log" || true)
+		if [ "$lines" != "$last" ]; then
+			last=$lines quiet=0
 			continue
 		fi
 		quiet=$((quiet + 5))
@@ -234,15 +245,19 @@ else
 	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2> >(qemu_quiet) &
 	qemu=$!
 	idle=
-	[ -n "$IDLE_TIMEOUT" ] && { idle_watch "$qemu" & idle=$!; }
+	# its own output closed: a sleep left behind must not hold the
+	# caller's pipe open
+	[ "$IDLE_TIMEOUT" = 0 ] || { idle_watch "$qemu" >/dev/null 2>&1 & idle=$!; }
 	wait "$qemu"
 	rc=$?
+	qemu=
 	[ -z "$idle" ] || kill "$idle" 2>/dev/null
 fi
 set -e
 # it ends when QEMU closes the socket; a watchdog still connecting does not
 kill "$watchdog" 2>/dev/null || true
 wait "$watchdog" 2>/dev/null || true
+watchdog=
 
 {
 	echo "kernel=$KERNEL"
@@ -266,8 +281,10 @@ fail() {
 	exit "$2"
 }
 
-if [ -f "$ctl/idle" ]; then
-	fail "no console output for $(cat "$ctl/idle")s: guest hung, QEMU killed" 124
+# a guest that reported its status powered off on its own, whatever the
+# idle watch decided in the same moment
+if [ -f "$ctl/idle" ] && [ ! -f "$VM_OUT/status" ]; then
+	fail "no output from the guest's programs for $(cat "$ctl/idle")s: guest hung, QEMU killed" 124
 fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	fail "no power-off within ${TIMEOUT}s: guest hung or too slow, QEMU killed" 124
