@@ -197,7 +197,7 @@ fi
 ctl=$(mktemp -d /tmp/lab-vm.XXXXXX)
 qemu= idle= watchdog=
 # interrupted, take QEMU, the idle watch and the step watchdog along
-trap 'kill $qemu $idle $watchdog 2>/dev/null; rm -rf "$ctl"' EXIT
+trap 'kill $qemu $idle $watchdog 2>/dev/null || true; rm -rf "$ctl"' EXIT
 trap 'exit 130' INT TERM
 qemu_args+=(-chardev "socket,id=ctl,path=$ctl/step.sock,server=on,wait=off" -serial chardev:ctl)
 
