@@ -20,16 +20,21 @@ out=$2
 quick=${QUICK:-0}
 # -n per cell: about 15 million guest instructions per run (setup: about
 # 110 million, see ringbench), enough to repeat within 0.01 % under icount
+# one cell per SQE flag class and a top-of-range opcode (ringbench -h),
+# batch 32 like the headline NOP cell; io-wq NOPs cost 8 times more
+flag_cells=("skip -b 32 -n 50000" "drain -b 32 -n 50000" "link -b 32 -n 50000"
+	"async -b 32 -n 6400" "topop -b 32 -n 30000")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
-		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000")
+		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
+		"${flag_cells[@]}")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 15000" "nop -b 8 -n 40000" "nop -b 32 -n 50000"
 		"nop -b 128 -n 50000" "read -d 1 -n 3500" "read -d 32 -n 4000"
 		"sqpoll -d 1 -n 1600" "sqpoll -d 32 -n 4000" "setup -n 1600"
-		"deny -b 32 -n 50000")
+		"deny -b 32 -n 50000" "${flag_cells[@]}")
 fi
 if [ -n "${CELLS:-}" ]; then
 	keep=()
@@ -47,7 +52,7 @@ cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
 # a cell's name as the report gives it (bench/summarize.py cell_name)
 cell_label() {
 	case $1 in
-	nop*|deny*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
+	nop*|deny*|skip*|drain*|link*|async*|topop*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	read*|sqpoll*) echo "$1 qd=$(sed -n 's/.*-d \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	*) echo "$1" ;;
 	esac

@@ -147,6 +147,12 @@ def main():
     w("## Microbenchmarks (`bench/ringbench`)\n")
     notes = {
         "deny": "restricted = every NOP refused with -EACCES (policy allows reads only); unrestricted = the NOPs run.",
+        "skip": "every NOP `IOSQE_CQE_SKIP_SUCCESS` (no CQE); restricted = NOP and that flag allowed.",
+        "drain": "the batch's last NOP `IOSQE_IO_DRAIN`; restricted = NOP and that flag allowed.",
+        "link": "NOPs in `IOSQE_IO_LINK` pairs; restricted = NOP and that flag allowed.",
+        "async": "every NOP `IOSQE_ASYNC`, run by io-wq; restricted = NOP and that flag allowed.",
+        "topop": "`IORING_OP_URING_CMD` (46, near the top of 6.1's opcodes) on fd -1, failing at once "
+                 "with -EBADF; restricted = that opcode allowed.",
         "setup": "one op = a whole ring: setup, (restricted: register the policy, enable), teardown; "
                  "timed on the thread's CPU time, so teardown work left to a kworker and RCU is not in it.",
         "sqpoll": "one guest CPU under icount: the SQPOLL thread shares it with the submitter.",

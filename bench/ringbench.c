@@ -17,6 +17,15 @@
  *   deny    NOP SQEs, -b per enter, on a ring whose policy allows only
  *           reads: each completes with -EACCES (IORING_SETUP_SUBMIT_ALL
  *           keeps the batch going); unrestricted: the NOPs execute
+ * One cell per SQE flag class, NOPs, -b per enter, each restricted ring
+ * allowing NOP and exactly that flag:
+ *   skip    every SQE IOSQE_CQE_SKIP_SUCCESS (no CQE to reap)
+ *   drain   the batch's last SQE IOSQE_IO_DRAIN
+ *   link    IOSQE_IO_LINK pairs
+ *   async   every SQE IOSQE_ASYNC: punted to io-wq
+ *   topop   an opcode from the top of 6.1's range, IORING_OP_URING_CMD
+ *           on fd -1: fails at once with -EBADF (restricted: that opcode
+ *           allowed)
  *
  * A line on stderr once a second while a run lasts; one JSON line per run
  * on stdout. Exit status 77: the kernel has no ring restrictions (the
@@ -46,12 +55,26 @@
 #define EXIT_UNSUPPORTED 77
 #define MAX_TAGS	8
 
-enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY };
+enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY,
+		W_SKIP, W_DRAIN, W_LINK, W_ASYNC, W_TOPOP, W_LAST = W_TOPOP };
 
 static const char *const wl_names[] = {
 	[W_NOP] = "nop", [W_READ] = "read", [W_SQPOLL] = "sqpoll",
-	[W_SETUP] = "setup", [W_DENY] = "deny",
+	[W_SETUP] = "setup", [W_DENY] = "deny", [W_SKIP] = "skip",
+	[W_DRAIN] = "drain", [W_LINK] = "link", [W_ASYNC] = "async",
+	[W_TOPOP] = "topop",
 };
+
+/* the flag class each NOP cell sends (and its restricted ring allows) */
+static const unsigned char wl_flag[] = {
+	[W_SKIP] = IOSQE_CQE_SKIP_SUCCESS, [W_DRAIN] = IOSQE_IO_DRAIN,
+	[W_LINK] = IOSQE_IO_LINK, [W_ASYNC] = IOSQE_ASYNC,
+};
+
+static int nop_like(int wl)
+{
+	return wl == W_NOP || wl == W_DENY || wl >= W_SKIP;
+}
 
 /*
  * Measured ops per workload by default: about 15 million guest
@@ -63,7 +86,9 @@ static const char *const wl_names[] = {
  */
 static const unsigned long default_ops[] = {
 	[W_NOP] = 50000, [W_READ] = 4000, [W_SQPOLL] = 4000,
-	[W_SETUP] = 1600, [W_DENY] = 50000,
+	[W_SETUP] = 1600, [W_DENY] = 50000, [W_SKIP] = 50000,
+	[W_DRAIN] = 50000, [W_LINK] = 50000, [W_ASYNC] = 5000,
+	[W_TOPOP] = 50000,
 };
 
 static struct {
@@ -93,9 +118,10 @@ static void usage(const char *prog, int status)
 {
 	fprintf(status ? stderr : stdout,
 		"Usage: %s [options]\n"
-		"  -w WORKLOAD  nop, read, sqpoll, setup, deny       (default nop)\n"
+		"  -w WORKLOAD  nop, read, sqpoll, setup, deny, skip, drain, link,\n"
+		"               async, topop                         (default nop)\n"
 		"  -r 0|1       restricted ring                        (default 0)\n"
-		"  -b N         SQEs per submit: nop, deny             (default 32)\n"
+		"  -b N         SQEs per submit: the NOP workloads     (default 32)\n"
 		"  -d N         reads in flight: read, sqpoll          (default 32)\n"
 		"  -f PATH      read target, O_DIRECT          (default /dev/nullb0)\n"
 		"  -n N         measured ops  (default: nop, deny 50000; read, sqpoll 4000;\n"
@@ -159,6 +185,17 @@ static int policy(struct io_uring_restriction *r)
 	case W_NOP:
 	case W_SETUP:
 		r[n++].sqe_op = IORING_OP_NOP;
+		break;
+	case W_SKIP:
+	case W_DRAIN:
+	case W_LINK:
+	case W_ASYNC:
+		r[n++].sqe_op = IORING_OP_NOP;
+		r[n].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+		r[n++].sqe_flags = wl_flag[opt.wl];
+		break;
+	case W_TOPOP:
+		r[n++].sqe_op = IORING_OP_URING_CMD;
 		break;
 	case W_READ:
 	case W_SQPOLL:
@@ -242,20 +279,43 @@ static void reap(struct bench *b, unsigned int n, int want)
 	}
 }
 
-/* nop and deny: one round is @batch SQEs submitted by one enter. */
+static void prep_one(struct io_uring_sqe *sqe, unsigned int i)
+{
+	if (opt.wl == W_TOPOP) {
+		/* an opcode past the common ones; -EBADF at issue */
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, -1, NULL, 0, 0);
+		return;
+	}
+	io_uring_prep_nop(sqe);
+	switch (opt.wl) {
+	case W_DRAIN:
+		if (i == opt.batch - 1)
+			sqe->flags = IOSQE_IO_DRAIN;
+		break;
+	case W_LINK:
+		if (!(i & 1) && i + 1 < opt.batch)
+			sqe->flags = IOSQE_IO_LINK;
+		break;
+	default:
+		sqe->flags = wl_flag[opt.wl];
+	}
+}
+
+/* the NOP workloads: one round is @batch SQEs submitted by one enter */
 static unsigned int round_nop(struct bench *b)
 {
-	unsigned int i;
+	/* CQE_SKIP_SUCCESS: the NOPs succeed, so no CQE comes */
+	unsigned int i, want = opt.wl == W_SKIP ? 0 : opt.batch;
 	int ret;
 
 	for (i = 0; i < opt.batch; i++)
-		io_uring_prep_nop(io_uring_get_sqe(&b->ring));
-	ret = io_uring_submit_and_wait(&b->ring, opt.batch);
+		prep_one(io_uring_get_sqe(&b->ring), i);
+	ret = io_uring_submit_and_wait(&b->ring, want);
 	if (ret != (int)opt.batch)
 		die("submit: %d (%s), want %u", ret,
 		    strerror(ret < 0 ? -ret : 0), opt.batch);
-	reap(b, opt.batch,
-	     opt.wl == W_DENY && opt.restricted ? -EACCES : 0);
+	reap(b, want, opt.wl == W_DENY && opt.restricted ? -EACCES :
+		      opt.wl == W_TOPOP ? -EBADF : 0);
 	return opt.batch;
 }
 
@@ -364,7 +424,7 @@ static void print_result(uint64_t ops, uint64_t ns)
 		"\"release\":\"%s\"",
 		wl_names[opt.wl],
 		opt.restricted ? "restricted" : "unrestricted",
-		opt.wl == W_NOP || opt.wl == W_DENY ? opt.batch : 0,
+		nop_like(opt.wl) ? opt.batch : 0,
 		opt.wl == W_READ || opt.wl == W_SQPOLL ? opt.depth : 0,
 		ops, ns, (double)ns / ops, ops * 1e9 / ns,
 		clock_id == CLOCK_MONOTONIC ? "monotonic" : "thread_cputime",
@@ -389,10 +449,10 @@ int main(int argc, char *argv[])
 	while ((c = getopt(argc, argv, "w:r:b:d:f:n:W:t:mh")) != -1) {
 		switch (c) {
 		case 'w':
-			for (i = 0; i <= W_DENY; i++)
+			for (i = 0; i <= W_LAST; i++)
 				if (!strcmp(optarg, wl_names[i]))
 					break;
-			if (i > W_DENY) {
+			if (i > W_LAST) {
 				fprintf(stderr, "ringbench: unknown workload '%s'\n", optarg);
 				usage(argv[0], 2);
 			}
@@ -445,6 +505,11 @@ int main(int argc, char *argv[])
 
 	switch (opt.wl) {
 	case W_NOP:
+	case W_SKIP:
+	case W_DRAIN:
+	case W_LINK:
+	case W_ASYNC:
+	case W_TOPOP:
 		ring_init(&b, opt.batch, 0, NULL);
 		round = round_nop;
 		break;

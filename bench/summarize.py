@@ -24,7 +24,7 @@ import sys
 
 KERNELS = ["baseline", "patched", "upstream"]
 RINGS = ["unrestricted", "restricted"]
-WORKLOAD_ORDER = ["nop", "read", "sqpoll", "deny", "setup"]
+WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "read", "sqpoll", "deny", "setup"]
 BOOTSTRAP = 2000
 PERCENTILES = ["50.000000", "90.000000", "99.000000", "99.900000"]
 
@@ -41,7 +41,7 @@ COMPARISONS = [
 
 def cell_name(d):
     w = d["workload"]
-    if w in ("nop", "deny"):
+    if w in ("nop", "deny", "skip", "drain", "link", "async", "topop"):
         return f"{w} b={d['batch']}"
     if w in ("read", "sqpoll"):
         return f"{w} qd={d['depth']}"

@@ -20,12 +20,12 @@ policy=$(sed -n 's/^; policy: //p' "$job")
 
 . "$here/tap.sh"
 
-echo "1..13"
-for wl in nop read sqpoll setup deny; do
+echo "1..23"
+for wl in nop read sqpoll setup deny skip drain link async topop; do
 	/tmp/ringbench -w "$wl" -n 64 -W 8 -d 4 -b 4 >/tmp/out 2>/tmp/err
 	tap $? "ringbench -w $wl, unrestricted ring: runs" /tmp/err
 done
-for wl in nop read sqpoll setup deny; do
+for wl in nop read sqpoll setup deny skip drain link async topop; do
 	/tmp/ringbench -w "$wl" -r 1 -n 64 -W 8 -d 4 -b 4 >/tmp/out 2>/tmp/err
 	rc=$?
 	if [ "$feature" = 1 ]; then
