@@ -10,7 +10,7 @@ ACCEL   ?= auto
 # ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
 # empty: off for make test and make vm, on for make bench when TCG is used
 ICOUNT  ?=
-# QUICK=1: make bench runs a short matrix (6 cells, 3 repetitions, 3 fio jobs)
+# QUICK=1: make bench runs a short matrix (11 cells, 3 repetitions, 3 fio jobs)
 QUICK   ?= 0
 # RUN: the results folder make plots and make report work on
 RUN     ?= results/latest
