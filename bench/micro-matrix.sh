@@ -51,9 +51,9 @@ cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
 
 # a cell's name as the report gives it (bench/summarize.py cell_name)
 cell_label() {
-	case $1 in
-	nop*|deny*|skip*|drain*|link*|async*|topop*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
-	read*|sqpoll*) echo "$1 qd=$(sed -n 's/.*-d \([0-9]*\).*/\1/p' <<<"$2")" ;;
+	case " $2 " in
+	*" -b "*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
+	*" -d "*) echo "$1 qd=$(sed -n 's/.*-d \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	*) echo "$1" ;;
 	esac
 }
