@@ -32,7 +32,7 @@ IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
 DEPS_BUILD := linux-source-6.1 linux-config-6.1 build-essential flex bison bc libelf-dev \
 	libssl-dev ccache git cpio kmod python3 perl
 DEPS_RUN   := qemu-system-x86 liburing-dev fio gnuplot-nox
-DEPS_TOOLS := bpftrace linux-perf
+DEPS_TOOLS := bpftrace linux-perf llvm
 
 CFLAGS  ?= -O2 -g -Wall -Wextra
 
@@ -129,7 +129,13 @@ $(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
 
 # QEMU loads the plugin into itself: no guest libraries, only the host's.
 PLUGIN := $(BUILD)/tracing/insn-count.so
-plugin: $(PLUGIN)
+CACHE_PROBE := $(BUILD)/tracing/cache-probe
+plugin: $(PLUGIN) $(CACHE_PROBE)
+
+# the known access patterns the plugin's cache model is checked against
+$(CACHE_PROBE): tracing/cache-probe.c tracing/lab-marker.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
 
 $(PLUGIN): tracing/insn-count.c tracing/qemu-plugin-7.2.h tracing/lab-marker.h | deps
 	@mkdir -p $(@D)

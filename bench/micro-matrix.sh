@@ -11,7 +11,8 @@
 # OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
 # are checked after every run (OUT/klog.tsv).
 # Environment: REPS (5), QUICK=1 (fewer cells, 3 repetitions), CELLS (the
-# workloads to run, e.g. "nop deny"; default all), STEP_LIMIT, RINGBENCH.
+# workloads to run, e.g. "nop deny"; default all), RINGS (the ring counts
+# of the rings cell, default "1 64 1024"), STEP_LIMIT, RINGBENCH.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -23,18 +24,23 @@ quick=${QUICK:-0}
 # one cell per SQE flag class and a top-of-range opcode (ringbench -h),
 # batch 32 like the headline NOP cell; io-wq NOPs cost 8 times more
 flag_cells=("skip -b 32 -n 50000" "drain -b 32 -n 50000" "link -b 32 -n 50000"
-	"async -b 32 -n 6400" "topop -b 32 -n 30000")
+	"async -b 32 -n 6400" "topop -b 32 -n 30000" "bufsel -d 32 -n 4000")
+# many rings, 4 NOPs each per turn: each ring's context is cold on its turn
+ring_cells=()
+for r in ${RINGS:-1 64 1024}; do
+	ring_cells+=("rings -R $r -b 4 -n 50000")
+done
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
-		"${flag_cells[@]}")
+		"${flag_cells[@]}" "${ring_cells[@]}")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 15000" "nop -b 8 -n 40000" "nop -b 32 -n 50000"
 		"nop -b 128 -n 50000" "read -d 1 -n 3500" "read -d 32 -n 4000"
 		"sqpoll -d 1 -n 1600" "sqpoll -d 32 -n 4000" "setup -n 1600"
-		"deny -b 32 -n 50000" "${flag_cells[@]}")
+		"deny -b 32 -n 50000" "${flag_cells[@]}" "${ring_cells[@]}")
 fi
 if [ -n "${CELLS:-}" ]; then
 	keep=()
@@ -52,6 +58,7 @@ cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
 # a cell's name as the report gives it (bench/summarize.py cell_name)
 cell_label() {
 	case " $2 " in
+	*" -R "*) echo "$1 N=$(sed -n 's/.*-R \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	*" -b "*) echo "$1 b=$(sed -n 's/.*-b \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	*" -d "*) echo "$1 qd=$(sed -n 's/.*-d \([0-9]*\).*/\1/p' <<<"$2")" ;;
 	*) echo "$1" ;;

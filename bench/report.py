@@ -153,6 +153,13 @@ def main():
         "async": "every NOP `IOSQE_ASYNC`, run by io-wq; restricted = NOP and that flag allowed.",
         "topop": "`IORING_OP_URING_CMD` (46, near the top of 6.1's opcodes) on fd -1, failing at once "
                  "with -EBADF; restricted = that opcode allowed.",
+        "bufsel": "4 KiB O_DIRECT `IORING_OP_READ`s of null_blk with `IOSQE_BUFFER_SELECT` from a "
+                  "provided-buffer ring (`IORING_REGISTER_PBUF_RING`), 32 in flight, each buffer given back "
+                  "as its CQE is reaped; restricted = READ allowed, `IOSQE_FIXED_FILE` required, "
+                  "`IOSQE_BUFFER_SELECT` allowed.",
+        "rings": "N rings, each submitting 4 NOPs in turn (one enter per ring per turn); restricted = "
+                 "every ring allows NOP only. Under icount this counts instructions only: a ring's context "
+                 "going cold between its turns costs nothing here (see the trace report's cache model).",
         "setup": "one op = a whole ring: setup, (restricted: register the policy, enable), teardown; "
                  "timed on the thread's CPU time, so teardown work left to a kworker and RCU is not in it.",
         "sqpoll": "one guest CPU under icount: the SQPOLL thread shares it with the submitter.",

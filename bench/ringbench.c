@@ -26,6 +26,13 @@
  *   topop   an opcode from the top of 6.1's range, IORING_OP_URING_CMD
  *           on fd -1: fails at once with -EBADF (restricted: that opcode
  *           allowed)
+ *   bufsel  reads as in read, but IORING_OP_READ with IOSQE_BUFFER_SELECT
+ *           from a provided-buffer ring (IORING_REGISTER_PBUF_RING), each
+ *           buffer given back as its CQE is reaped (restricted: READ,
+ *           IOSQE_FIXED_FILE required, IOSQE_BUFFER_SELECT allowed)
+ *   rings   -R rings, each submitting -b NOPs in turn, so that a ring's
+ *           context has gone cold (from the caches of a real CPU) by the
+ *           time its turn comes round again
  *
  * A line on stderr once a second while a run lasts; one JSON line per run
  * on stdout. Exit status 77: the kernel has no ring restrictions (the
@@ -44,6 +51,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -56,13 +64,14 @@
 #define MAX_TAGS	8
 
 enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY,
-		W_SKIP, W_DRAIN, W_LINK, W_ASYNC, W_TOPOP, W_LAST = W_TOPOP };
+		W_SKIP, W_DRAIN, W_LINK, W_ASYNC, W_TOPOP, W_BUFSEL, W_RINGS,
+		W_LAST = W_RINGS };
 
 static const char *const wl_names[] = {
 	[W_NOP] = "nop", [W_READ] = "read", [W_SQPOLL] = "sqpoll",
 	[W_SETUP] = "setup", [W_DENY] = "deny", [W_SKIP] = "skip",
 	[W_DRAIN] = "drain", [W_LINK] = "link", [W_ASYNC] = "async",
-	[W_TOPOP] = "topop",
+	[W_TOPOP] = "topop", [W_BUFSEL] = "bufsel", [W_RINGS] = "rings",
 };
 
 /* the flag class each NOP cell sends (and its restricted ring allows) */
@@ -73,7 +82,8 @@ static const unsigned char wl_flag[] = {
 
 static int nop_like(int wl)
 {
-	return wl == W_NOP || wl == W_DENY || wl >= W_SKIP;
+	return wl == W_NOP || wl == W_DENY || (wl >= W_SKIP && wl <= W_TOPOP) ||
+	       wl == W_RINGS;
 }
 
 /*
@@ -88,7 +98,7 @@ static const unsigned long default_ops[] = {
 	[W_NOP] = 50000, [W_READ] = 4000, [W_SQPOLL] = 4000,
 	[W_SETUP] = 1600, [W_DENY] = 50000, [W_SKIP] = 50000,
 	[W_DRAIN] = 50000, [W_LINK] = 50000, [W_ASYNC] = 5000,
-	[W_TOPOP] = 50000,
+	[W_TOPOP] = 50000, [W_BUFSEL] = 4000, [W_RINGS] = 50000,
 };
 
 static struct {
@@ -96,6 +106,7 @@ static struct {
 	int restricted;
 	unsigned int batch;
 	unsigned int depth;
+	unsigned int nrings;
 	const char *file;
 	unsigned long ops;
 	unsigned long warmup;
@@ -103,7 +114,8 @@ static struct {
 	int ntags;
 	int mark;
 } opt = {
-	.wl = W_NOP, .batch = 32, .depth = 32, .file = "/dev/nullb0",
+	.wl = W_NOP, .batch = 32, .depth = 32, .nrings = 64,
+	.file = "/dev/nullb0",
 };
 
 struct bench {
@@ -112,17 +124,22 @@ struct bench {
 	void *bufs;
 	uint64_t blocks;
 	uint64_t lcg;
+	struct io_uring_buf_ring *br;	/* bufsel */
 };
+
+/* bufsel's buffer group */
+#define BGID		7
 
 static void usage(const char *prog, int status)
 {
 	fprintf(status ? stderr : stdout,
 		"Usage: %s [options]\n"
 		"  -w WORKLOAD  nop, read, sqpoll, setup, deny, skip, drain, link,\n"
-		"               async, topop                         (default nop)\n"
+		"               async, topop, bufsel, rings          (default nop)\n"
 		"  -r 0|1       restricted ring                        (default 0)\n"
 		"  -b N         SQEs per submit: the NOP workloads     (default 32)\n"
-		"  -d N         reads in flight: read, sqpoll          (default 32)\n"
+		"  -d N         reads in flight: read, sqpoll, bufsel  (default 32)\n"
+		"  -R N         rings: rings                           (default 64)\n"
 		"  -f PATH      read target, O_DIRECT          (default /dev/nullb0)\n"
 		"  -n N         measured ops  (default: nop, deny 50000; read, sqpoll 4000;\n"
 		"               setup 1600)\n"
@@ -184,7 +201,15 @@ static int policy(struct io_uring_restriction *r)
 	switch (opt.wl) {
 	case W_NOP:
 	case W_SETUP:
+	case W_RINGS:
 		r[n++].sqe_op = IORING_OP_NOP;
+		break;
+	case W_BUFSEL:
+		r[n++].sqe_op = IORING_OP_READ;
+		r[n].opcode = IORING_RESTRICTION_SQE_FLAGS_REQUIRED;
+		r[n++].sqe_flags = IOSQE_FIXED_FILE;
+		r[n].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+		r[n++].sqe_flags = IOSQE_BUFFER_SELECT;
 		break;
 	case W_SKIP:
 	case W_DRAIN:
@@ -402,6 +427,129 @@ static void open_target(struct bench *b)
 }
 
 /*
+ * bufsel: the kernel picks each read's buffer from the group and names it
+ * in the CQE, which gives it back to the ring as it is reaped.
+ */
+static unsigned int round_bufsel(struct bench *b)
+{
+	unsigned int mask = io_uring_buf_ring_mask(opt.depth);
+	struct io_uring_cqe *cqe;
+	unsigned int i, head, seen = 0;
+	int ret;
+
+	for (i = 0; i < opt.depth; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&b->ring);
+
+		io_uring_prep_read(sqe, 0, NULL, BS, next_offset(b));
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+		sqe->buf_group = BGID;
+	}
+	ret = io_uring_submit_and_wait(&b->ring, opt.depth);
+	if (ret != (int)opt.depth)
+		die("submit: %d (%s), want %u", ret,
+		    strerror(ret < 0 ? -ret : 0), opt.depth);
+	while (seen < opt.depth) {
+		unsigned int got = 0;
+
+		io_uring_for_each_cqe(&b->ring, head, cqe) {
+			unsigned int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+
+			if (cqe->res != BS || !(cqe->flags & IORING_CQE_F_BUFFER))
+				die("CQE %u: res %d, flags %#x, want %d and a buffer",
+				    seen + got, cqe->res, cqe->flags, BS);
+			io_uring_buf_ring_add(b->br, (char *)b->bufs + bid * BS,
+					      BS, bid, mask, got);
+			if (seen + ++got == opt.depth)
+				break;
+		}
+		/* the buffers go back and the CQEs are consumed in one step */
+		io_uring_buf_ring_cq_advance(&b->ring, b->br, got);
+		seen += got;
+		if (seen < opt.depth) {
+			ret = io_uring_wait_cqe_nr(&b->ring, &cqe, opt.depth - seen);
+			if (ret)
+				die("io_uring_wait_cqe_nr: %s", strerror(-ret));
+		}
+	}
+	return opt.depth;
+}
+
+static void prepare_bufsel(struct bench *b)
+{
+	struct io_uring_buf_reg reg = { .ring_entries = opt.depth, .bgid = BGID };
+	unsigned int mask = io_uring_buf_ring_mask(opt.depth), i;
+	int ret;
+
+	if (opt.depth & (opt.depth - 1))
+		die("-d must be a power of two (a provided-buffer ring's size)");
+	if (posix_memalign((void **)&b->br, 4096,
+			   opt.depth * sizeof(struct io_uring_buf)))
+		die("out of memory");
+	reg.ring_addr = (uintptr_t)b->br;
+	io_uring_buf_ring_init(b->br);
+	ret = io_uring_register_buf_ring(&b->ring, &reg, 0);
+	if (ret)
+		die("IORING_REGISTER_PBUF_RING: %s", strerror(-ret));
+	for (i = 0; i < opt.depth; i++)
+		io_uring_buf_ring_add(b->br, (char *)b->bufs + i * BS, BS, i,
+				      mask, i);
+	io_uring_buf_ring_advance(b->br, opt.depth);
+	ret = io_uring_register_files(&b->ring, &b->fd, 1);
+	if (ret)
+		die("io_uring_register_files: %s", strerror(-ret));
+}
+
+/*
+ * rings: one round is every ring in turn submitting -b NOPs and reaping
+ * them. Between two turns of a ring the others have run: on hardware,
+ * with 64 or 1024 rings, its context has left L1 (and L2).
+ */
+static struct bench *many;
+
+static unsigned int round_rings(struct bench *b)
+{
+	unsigned int r, i;
+	int ret;
+
+	(void)b;
+	for (r = 0; r < opt.nrings; r++) {
+		struct io_uring *ring = &many[r].ring;
+
+		for (i = 0; i < opt.batch; i++)
+			io_uring_prep_nop(io_uring_get_sqe(ring));
+		ret = io_uring_submit_and_wait(ring, opt.batch);
+		if (ret != (int)opt.batch)
+			die("ring %u: submit: %d (%s), want %u", r, ret,
+			    strerror(ret < 0 ? -ret : 0), opt.batch);
+		reap(&many[r], opt.batch, 0);
+	}
+	return opt.nrings * opt.batch;
+}
+
+static void rings_init(void)
+{
+	struct rlimit rl;
+	unsigned int r;
+
+	/* a ring is a file: room for them and the usual few */
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur < opt.nrings + 64) {
+		rl.rlim_cur = opt.nrings + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			die("%u rings need %lu open files: %s", opt.nrings,
+			    (unsigned long)rl.rlim_cur, strerror(errno));
+	}
+	many = calloc(opt.nrings, sizeof(*many));
+	if (!many)
+		die("out of memory");
+	for (r = 0; r < opt.nrings; r++)
+		ring_init(&many[r], opt.batch, 0, NULL);
+}
+
+/*
  * setup: one round is the whole life of SETUP_BATCH rings, then a pause
  * (not on the thread's CPU time) in which the kworker and RCU finish
  * their teardown, so that every round starts from the same state.
@@ -431,14 +579,17 @@ static void print_result(uint64_t ops, uint64_t ns)
 	printf("{\"workload\":\"%s\",\"ring\":\"%s\",\"batch\":%u,"
 		"\"depth\":%u,\"ops\":%" PRIu64 ",\"ns\":%" PRIu64 ","
 		"\"ns_per_op\":%.3f,\"ops_per_s\":%.1f,\"clock\":\"%s\","
-		"\"release\":\"%s\"",
+		"\"release\":\"%s\",\"pid\":%d",
 		wl_names[opt.wl],
 		opt.restricted ? "restricted" : "unrestricted",
 		nop_like(opt.wl) ? opt.batch : 0,
-		opt.wl == W_READ || opt.wl == W_SQPOLL ? opt.depth : 0,
+		opt.wl == W_READ || opt.wl == W_SQPOLL || opt.wl == W_BUFSEL ?
+		opt.depth : 0,
 		ops, ns, (double)ns / ops, ops * 1e9 / ns,
 		clock_id == CLOCK_MONOTONIC ? "monotonic" : "thread_cputime",
-		u.release);
+		u.release, (int)getpid());
+	if (opt.wl == W_RINGS)
+		printf(",\"rings\":%u", opt.nrings);
 	for (i = 0; i < opt.ntags; i++) {
 		const char *eq = strchr(opt.tags[i], '=');
 
@@ -456,7 +607,7 @@ int main(int argc, char *argv[])
 	unsigned long warm = 0;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "w:r:b:d:f:n:W:t:mh")) != -1) {
+	while ((c = getopt(argc, argv, "w:r:b:d:R:f:n:W:t:mh")) != -1) {
 		switch (c) {
 		case 'w':
 			for (i = 0; i <= W_LAST; i++)
@@ -476,6 +627,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'd':
 			opt.depth = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			opt.nrings = strtoul(optarg, NULL, 0);
 			break;
 		case 'f':
 			opt.file = optarg;
@@ -508,6 +662,10 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "ringbench: -b and -d must be 1..4096\n");
 		usage(argv[0], 2);
 	}
+	if (!opt.nrings || opt.nrings > 65536) {
+		fprintf(stderr, "ringbench: -R must be 1..65536\n");
+		usage(argv[0], 2);
+	}
 	if (!opt.ops)
 		opt.ops = default_ops[opt.wl];
 	if (!warm)
@@ -532,6 +690,15 @@ int main(int argc, char *argv[])
 		open_target(&b);
 		ring_init(&b, opt.depth, 0, prepare_read);
 		round = round_read;
+		break;
+	case W_BUFSEL:
+		open_target(&b);
+		ring_init(&b, opt.depth, 0, prepare_bufsel);
+		round = round_bufsel;
+		break;
+	case W_RINGS:
+		rings_init();
+		round = round_rings;
 		break;
 	case W_SETUP:
 		/* fails here, not mid-run, on a kernel without R_DISABLED */
@@ -572,7 +739,18 @@ int main(int argc, char *argv[])
 	t1 = now_ns();
 
 	print_result(done, t1 - t0);
-	if (opt.wl != W_SETUP)
+	if (opt.wl == W_RINGS) {
+		for (i = 0; i < (int)opt.nrings; i++)
+			io_uring_queue_exit(&many[i].ring);
+		/*
+		 * Teardown runs in kworkers and RCU after close: let it finish
+		 * here (guest time, free under -icount sleep=off) rather than
+		 * inside the next run's timed loop, which it would add
+		 * instructions to (measured: +50 per op on the next cell).
+		 */
+		usleep(1000000);
+	} else if (opt.wl != W_SETUP) {
 		io_uring_queue_exit(&b.ring);
+	}
 	return 0;
 }

@@ -24,7 +24,8 @@ import sys
 
 KERNELS = ["baseline", "patched", "upstream"]
 RINGS = ["unrestricted", "restricted"]
-WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "read", "sqpoll", "deny", "setup"]
+WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "rings", "read", "bufsel",
+                  "sqpoll", "deny", "setup"]
 BOOTSTRAP = 2000
 PERCENTILES = ["50.000000", "90.000000", "99.000000", "99.900000"]
 
@@ -43,6 +44,8 @@ def cell_name(d):
     # ringbench reports the batch of the workloads that have one, the
     # depth of the others, 0 where neither applies
     w = d["workload"]
+    if d.get("rings"):
+        return f"{w} N={d['rings']}"
     if d.get("batch"):
         return f"{w} b={d['batch']}"
     if d.get("depth"):

@@ -120,6 +120,7 @@ for variant in "$@"; do
 	# mtime changes would make the other variants recompile io_uring.
 	stamp="$(git -C "$tree" rev-parse "refs/heads/$variant") $(sha1sum <"$here/lab.config" | cut -c1-40)"
 	if [ -f "$build/bzImage-$variant" ] && [ "$(cat "$out/.lab-stamp" 2>/dev/null)" = "$stamp" ] &&
+		[ -s "$out/io_ring_ctx.size" ] &&
 		[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
 		log "up to date: build/bzImage-$variant ($(cat "$out/include/config/kernel.release"))"
 		continue
@@ -152,6 +153,9 @@ for variant in "$@"; do
 	n=$(cat "$out/build.log.count")
 	# A rebuild's count must not become the ETA reference of a cold build.
 	[ "$n" -gt 500 ] || rm -f "$out/build.log.count"
+	# for the trace report: which cache lines are a ring's context
+	"$here/../tracing/ctx-size.sh" "$out" >"$out/io_ring_ctx.size.tmp"
+	mv "$out/io_ring_ctx.size.tmp" "$out/io_ring_ctx.size"
 	cp "$out/arch/x86/boot/bzImage" "$build/bzImage-$variant.tmp"
 	mv "$build/bzImage-$variant.tmp" "$build/bzImage-$variant"
 	echo "$stamp" >"$out/.lab-stamp"

@@ -8,6 +8,7 @@ restrictions put the restricted ring's extra instructions in
 io_submit_sqes, where the check is inlined.
 """
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ def tap(ok, what, diag=""):
             print(f"#   {line}")
 
 
-print("1..3")
+print("1..8")
 p = subprocess.run([sys.executable, os.path.join(here, "..", "tracing", "attribute.py"), run],
                    capture_output=True, text=True)
 rows = []
@@ -57,3 +58,44 @@ else:
         + ("below half an instruction in every function" if free else
            f"mostly in io_submit_sqes ({top['function']} {float(top['delta_per_op']):+.2f})"),
         "\n".join(",".join(r.values()) for r in at[:8]))
+
+# The cache model (the plugin ran with cache=1): the ring contexts' lines
+# were found, and the probe windows of tracing/cache-probe.c miss as an
+# LRU cache must. A cyclic walk over more lines than a cache holds misses
+# on every access, over fewer on none; 2 % leaves room for the few
+# accesses a timer interrupt or the loop's own code adds.
+sys.path.insert(0, os.path.join(here, "..", "tracing"))
+import attribute  # noqa: E402
+
+mem = []
+if os.path.exists(os.path.join(run, "trace", "memory.csv")):
+    with open(os.path.join(run, "trace", "memory.csv")) as f:
+        mem = list(csv.DictReader(f))
+tap(len(mem) == 2 and all(r["ctx_lines_per_ring"] and float(r["ctx_lines_per_ring"]) >= 2
+                          for r in mem),
+    "cache model: each window's ring context found, its distinct lines counted ("
+    + ", ".join(f"{r['ring']} {r['ctx_lines_per_ring'] or '?'}" for r in mem) + ")",
+    "\n".join(",".join(r.values()) for r in mem) or "no trace/memory.csv")
+
+raw = os.path.join(run, "raw", kernel)
+probes, cases = [], []
+try:
+    probes = attribute.read_windows(os.path.join(raw, "insn-count.txt"), probes=True)
+    with open(os.path.join(raw, "cache-probe.jsonl")) as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+except OSError as e:
+    cases = []
+want = {"l1d-fit": ((0, 0.02), (0, 0.02)), "l2-fit": ((0.98, 1.02), (0, 0.02)),
+        "l2-beyond": ((0.98, 1.02), (0.98, 1.02))}
+for name, ((l1lo, l1hi), (l2lo, l2hi)) in want.items():
+    c = next((i for i, c in enumerate(cases) if c["case"] == name), None)
+    if c is None or c >= len(probes) or probes[c].mem is None:
+        tap(False, f"cache model: probe {name}", "probe window or cache-probe line missing")
+        continue
+    reads = cases[c]["reads"]
+    acc, m1, m2 = probes[c].mem["user"]
+    r1, r2 = m1 / reads, m2 / reads
+    tap(abs(acc - reads) <= 0.02 * reads and l1lo <= r1 <= l1hi and l2lo <= r2 <= l2hi,
+        f"cache model: {name} ({cases[c]['bytes'] >> 10} KiB x {cases[c]['passes']}): "
+        f"{acc} user accesses for {reads} reads, L1D misses {r1:.3f}, L2 misses {r2:.3f} per read",
+        f"want L1D {l1lo}..{l1hi}, L2 {l2lo}..{l2hi}")

@@ -98,10 +98,10 @@ rm -rf "$out"
 mkdir -p "$out/raw/$tk"
 echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
 ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
-	PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt" \
+	PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" \
 	"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
 rc=${PIPESTATUS[0]}
-cp "$build/out/$tk/System.map" "$out/raw/$tk/"
+cp "$build/out/$tk/System.map" "$build/out/$tk/io_ring_ctx.size" "$out/raw/$tk/"
 "$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
 count tracing "$out.tap" "$rc"
 

@@ -37,13 +37,20 @@ sys.exit(1)
 PY
 }
 
-echo "1..7"
+echo "1..9"
 : >"$out/windows.jsonl"
 ok=0
+"$lab/tracing/ring-ctx.sh" start 2>/tmp/err.ctx
+ctx=$?
 for ring in 0 "$r"; do
 	$rb -w nop -b 32 -n 20000 -r "$ring" -m >>"$out/windows.jsonl" 2>/tmp/err || ok=1
 done
 tap $ok "ringbench -m runs inside plugin windows" /tmp/err
+[ $ctx = 0 ] && "$lab/tracing/ring-ctx.sh" stop "$out/ring-ctx.txt" 2>>/tmp/err.ctx &&
+	[ "$(wc -l <"$out/ring-ctx.txt")" = 2 ]
+tap $? "ring-ctx.sh: the two rings' contexts recorded from io_uring_create" /tmp/err.ctx
+cp "$build/tracing/cache-probe" /tmp/tb/ && /tmp/tb/cache-probe >"$out/cache-probe.jsonl" 2>/tmp/err
+tap $? "cache-probe runs its three probe windows" /tmp/err
 
 bt=$lab/tracing/bt-run.sh
 $bt "$lab/tracing/submit-latency.bt" /tmp/sl.json -- $rb -w nop -b 32 -n 3200 -W 320 -r "$r" >/dev/null 2>/tmp/err &&

@@ -16,6 +16,20 @@ rings and kernels function by function. Writes RUN/trace/:
                     between the restricted and the unrestricted ring, with
                     their disassembly (objdump of build/out/<kernel>/vmlinux)
 
+When the plugin ran its cache model (cache=1), also:
+
+  memory.csv        per window: modelled data accesses, L1D and L2 misses
+                    per op (kernel, user), distinct kernel lines, and the
+                    ring contexts' distinct lines per ring and L1D misses
+                    per op (contexts: tracing/ring-ctx.sh's addresses and
+                    the build's sizeof(struct io_ring_ctx))
+  memory-functions.csv  per kernel, cell, ring and function: median
+                    accesses, L1D and L2 misses per op, distinct lines
+  memory-attribution.csv  restricted - unrestricted per kernel, and each
+                    kernel against baseline (unrestricted rings) and
+                    upstream (restricted rings): totals, then functions
+  cache-probe.csv   the model's check: known access patterns' misses
+
 Kernel addresses resolve through the System.map kept with the run (the
 guest boots with nokaslr). User-space instructions are one bucket, [user].
 """
@@ -44,29 +58,78 @@ def load_symbols(path):
     return [addrs[i] for i in order], [names[i] for i in order]
 
 
-def read_windows(path):
-    """The plugin's complete windows, in order: (user, kernel, {addr: n})."""
+class Window:
+    """One complete plugin window. With the cache model (cache=1): mem,
+    the (accesses, L1D misses, L2 misses) of user space, of the kernel and
+    the count of distinct (line, instruction) pairs; addr_mem, those
+    three per kernel instruction; lines, (line, instruction, accesses,
+    L1D misses) per distinct pair."""
+
+    def __init__(self, user, kernel, probe):
+        self.user, self.kernel, self.probe = user, kernel, probe
+        self.counts, self.addr_mem, self.lines, self.mem = {}, {}, [], None
+
+
+def read_windows(path, probes=False):
+    """The plugin's complete windows, in order; the cache model's probe
+    windows (tracing/cache-probe.c) only when asked for."""
     windows, cur = [], None
     with open(path) as f:
         for line in f:
             if line.startswith("#"):
                 continue
-            if line.startswith("window "):
-                p = line.split()
-                cur = (int(p[3]), int(p[5]), {})
-            elif line.startswith("end "):
-                windows.append(cur)
+            p = line.split()
+            if p[0] == "window":
+                cur = Window(int(p[3]), int(p[5]), p[-1] == "probe")
+            elif p[0] == "end":
+                if cur is not None and cur.probe == probes:
+                    windows.append(cur)
                 cur = None
-            elif cur is not None:
-                a, n = line.split()
-                cur[2][int(a, 16)] = int(n)
+            elif cur is None:
+                continue
+            elif p[0] == "mem":
+                cur.mem = {"user": tuple(map(int, p[2:5])),
+                           "kernel": tuple(map(int, p[6:9])), "pairs": int(p[10])}
+            elif p[0] == "line":
+                cur.lines.append((int(p[1], 16), int(p[2], 16), int(p[3]), int(p[4])))
+            else:
+                a = int(p[0], 16)
+                cur.counts[a] = int(p[1])
+                if len(p) == 5:
+                    cur.addr_mem[a] = tuple(map(int, p[2:5]))
     return windows
 
 
 def cell_of(j):
-    if j["workload"] in ("nop", "deny"):
+    if j.get("rings"):
+        return f"{j['workload']} N={j['rings']}"
+    if j.get("batch"):
         return f"{j['workload']} b={j['batch']}"
     return f"{j['workload']} qd={j['depth']}"
+
+
+def ring_contexts(raw):
+    """{pid: [context address]} of the rings the trace run created
+    (tracing/ring-ctx.sh), and the size of a context (build time)."""
+    ctx = {}
+    path = os.path.join(raw, "ring-ctx.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                pid, addr = line.split()
+                ctx.setdefault(int(pid), []).append(int(addr, 16))
+    size = None
+    path = os.path.join(raw, "io_ring_ctx.size")
+    if os.path.exists(path):
+        with open(path) as f:
+            size = int(f.read().split()[0])
+    return ctx, size
+
+
+def in_objects(addr, starts, size):
+    """addr lies in one of the objects [start, start + size), starts sorted"""
+    i = bisect.bisect_right(starts, addr) - 1
+    return i >= 0 and addr < starts[i] + size
 
 
 def by_function(counts, addrs, names):
@@ -106,6 +169,129 @@ def disassemble(vmlinux, lo, hi):
     return dis
 
 
+MEM_COLS = ["accesses", "l1d_misses", "l2_misses", "lines", "ctx_lines", "ctx_l1d_misses"]
+
+
+def mem_row(k, cell, ring, j, win, ctxs, ctx_size):
+    """A window's cache-model figures: per op, and the ring contexts'
+    distinct lines per ring (lines any instruction of the window touched
+    in the objects of the rings this run created)."""
+    ops = j["ops"]
+    ua, u1, u2 = win.mem["user"]
+    ka, k1, k2 = win.mem["kernel"]
+    starts = sorted(ctxs.get(int(j.get("pid", -1)), []))
+    nrings = int(j.get("rings") or 1)
+    lines, ctx_lines, ctx_miss = set(), set(), 0
+    for line, _, _, miss in win.lines:
+        lines.add(line)
+        if ctx_size and starts and in_objects(line, starts, ctx_size):
+            ctx_lines.add(line)
+            ctx_miss += miss
+    known = bool(ctx_size and starts)
+    return [k, cell, ring, j.get("rep", ""), ops, fmt(ka / ops), fmt(k1 / ops), fmt(k2 / ops),
+            len(lines), fmt(ua / ops), fmt(u1 / ops), fmt(u2 / ops), nrings,
+            fmt(len(ctx_lines) / nrings) if known else "",
+            fmt(ctx_miss / ops) if known else "", ctx_size or ""]
+
+
+def mem_by_function(win, addrs, names, ops):
+    """{function: [accesses, L1D misses, L2 misses per op, distinct lines]}"""
+    funcs, lines = {}, {}
+    for a, (acc, m1, m2) in win.addr_mem.items():
+        i = bisect.bisect_right(addrs, a) - 1
+        f = funcs.setdefault(names[i] if i >= 0 else "[unknown]", [0.0, 0.0, 0.0, 0])
+        f[0] += acc / ops
+        f[1] += m1 / ops
+        f[2] += m2 / ops
+    for line, a, _, _ in win.lines:
+        i = bisect.bisect_right(addrs, a) - 1
+        lines.setdefault(names[i] if i >= 0 else "[unknown]", set()).add(line)
+    for name, ls in lines.items():
+        funcs.setdefault(name, [0.0, 0.0, 0.0, 0])[3] = len(ls)
+    u = win.mem["user"]
+    funcs["[user]"] = [u[0] / ops, u[1] / ops, u[2] / ops, 0]
+    return funcs
+
+
+def cache_probe_rows(k, raw):
+    """The cache model's check (tracing/cache-probe.c): per case, the
+    probe window's user-space misses per read."""
+    path = os.path.join(raw, "cache-probe.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    probes = read_windows(os.path.join(raw, "insn-count.txt"), probes=True)
+    rows = []
+    for c, w in zip(cases, probes):
+        if w.mem is None:
+            continue
+        acc, m1, m2 = w.mem["user"]
+        rows.append([k, c["case"], c["bytes"], c["passes"], c["reads"], acc,
+                     f"{m1 / c['reads']:.4f}", f"{m2 / c['reads']:.4f}"])
+    return rows
+
+
+def write_memory(out, rows, per, kernels, cells):
+    """memory.csv (per window), memory-functions.csv (median per function)
+    and memory-attribution.csv (the comparisons of attribution.csv, in
+    modelled misses and lines)."""
+    write_csv(os.path.join(out, "memory.csv"),
+              ["kernel", "cell", "ring", "rep", "ops", "kernel_accesses_per_op",
+               "kernel_l1d_misses_per_op", "kernel_l2_misses_per_op", "kernel_lines",
+               "user_accesses_per_op", "user_l1d_misses_per_op", "user_l2_misses_per_op",
+               "rings", "ctx_lines_per_ring", "ctx_l1d_misses_per_op", "ctx_size"], rows)
+    med, fn_rows = {}, []
+    for key, reps in sorted(per.items()):
+        med[key] = {}
+        for name in set().union(*reps):
+            vals = [r.get(name, [0.0, 0.0, 0.0, 0]) for r in reps]
+            m = [statistics.median(v[i] for v in vals) for i in range(4)]
+            med[key][name] = m
+            if m[1] >= 0.01 or m[3]:
+                fn_rows.append([*key, name, len(vals), fmt(m[0]), fmt(m[1]), fmt(m[2]), m[3]])
+    fn_rows.sort(key=lambda r: (r[0], r[1], r[2], -float(r[6])))
+    write_csv(os.path.join(out, "memory-functions.csv"),
+              ["kernel", "cell", "ring", "function", "reps", "accesses_per_op",
+               "l1d_misses_per_op", "l2_misses_per_op", "lines"], fn_rows)
+    # window medians of the per-op columns, for the comparisons
+    win = {}
+    for r in rows:
+        win.setdefault((r[0], r[1], r[2]), []).append(r)
+    wmed = {key: [statistics.median(float(r[i]) for r in rs) if all(r[i] != "" for r in rs) else None
+                  for i in (5, 6, 7, 13, 14)] for key, rs in win.items()}
+    comps = []
+    for c in cells:
+        for k in kernels:
+            if (k, c, "unrestricted") in wmed and (k, c, "restricted") in wmed:
+                comps.append((f"{k}: restricted - unrestricted", c, (k, c, "unrestricted"),
+                              (k, c, "restricted")))
+        for k in kernels:
+            for ring in ("unrestricted", "restricted"):
+                b = "baseline" if ring == "unrestricted" else "upstream"
+                if k != b and (b, c, ring) in wmed and (k, c, ring) in wmed:
+                    comps.append((f"{k} - {b}: {ring}", c, (b, c, ring), (k, c, ring)))
+    at_rows = []
+    names = ["kernel accesses", "L1D misses", "L2 misses", "ctx lines per ring", "ctx L1D misses"]
+    for name, c, a, b in comps:
+        for i, what in enumerate(names):
+            va, vb = wmed[a][i], wmed[b][i]
+            if va is not None and vb is not None:
+                at_rows.append([name, c, "[total]", what, fmt(va), fmt(vb), fmt(vb - va)])
+        fa, fb = med.get(a, {}), med.get(b, {})
+        rows_f = []
+        for f in set(fa) | set(fb):
+            za, zb = fa.get(f, [0.0] * 4), fb.get(f, [0.0] * 4)
+            if abs(zb[1] - za[1]) >= 0.01:
+                rows_f.append([name, c, f, "L1D misses", fmt(za[1]), fmt(zb[1]), fmt(zb[1] - za[1])])
+            if zb[3] != za[3]:
+                rows_f.append([name, c, f, "lines", za[3], zb[3], zb[3] - za[3]])
+        rows_f.sort(key=lambda r: -abs(float(r[6])))
+        at_rows += rows_f
+    write_csv(os.path.join(out, "memory-attribution.csv"),
+              ["comparison", "cell", "function", "measure", "a", "b", "delta"], at_rows)
+
+
 def main():
     run = os.path.abspath(sys.argv[1])
     kernels = [k for k in ("baseline", "patched", "upstream")
@@ -116,6 +302,7 @@ def main():
     os.makedirs(out, exist_ok=True)
 
     win_rows, per = [], {}     # per[(kernel, cell, ring)] = [ {func: n/op} ]
+    mem_rows, mem_per = [], {}  # the cache model's, when the plugin ran it
     raw_addr = {}              # raw_addr[(kernel, cell, ring)] = [ {addr: n/op} ]
     symbols = {}
     for k in kernels:
@@ -127,9 +314,15 @@ def main():
         if len(windows) != len(runs):
             sys.exit(f"attribute: {k}: {len(windows)} plugin windows but "
                      f"{len(runs)} ringbench runs: the two cannot be paired")
-        for (user, kern, counts), j in zip(windows, runs):
+        ctxs, ctx_size = ring_contexts(raw)
+        for win, j in zip(windows, runs):
+            user, kern, counts = win.user, win.kernel, win.counts
             ops = j["ops"]
             cell, ring = cell_of(j), j["ring"]
+            if win.mem is not None:
+                mem_rows.append(mem_row(k, cell, ring, j, win, ctxs, ctx_size))
+                mem_per.setdefault((k, cell, ring), []).append(
+                    mem_by_function(win, *symbols[k], ops))
             if sum(counts.values()) != kern:
                 sys.exit(f"attribute: {k}: a window's addresses do not add up to its total")
             plugin = (user + kern) / ops
@@ -237,7 +430,17 @@ def main():
             with open(tmp + ".tmp", "w") as f:
                 f.write("\n".join(lines))
             os.replace(tmp + ".tmp", tmp)
-    print(f"[trace] attribution: {len(win_rows)} windows, {len(comparisons)} comparisons in {out}")
+    if mem_rows:
+        write_memory(out, mem_rows, mem_per, kernels, cells)
+    probe_rows = []
+    for k in kernels:
+        probe_rows += cache_probe_rows(k, os.path.join(run, "raw", k))
+    if probe_rows:
+        write_csv(os.path.join(out, "cache-probe.csv"),
+                  ["kernel", "case", "bytes", "passes", "reads", "user_accesses",
+                   "l1d_misses_per_read", "l2_misses_per_read"], probe_rows)
+    print(f"[trace] attribution: {len(win_rows)} windows, {len(comparisons)} comparisons in {out}"
+          + (f", cache model in {len(mem_rows)}" if mem_rows else ""))
 
 
 if __name__ == "__main__":

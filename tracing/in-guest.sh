@@ -46,7 +46,10 @@ ring_name() { [ "$1" = 1 ] && echo restricted || echo unrestricted; }
 
 # The plugin's cells: the cost check of issue 6 (NOP batch 1 and 32) and
 # a real device (null_blk QD 32). Sizes as make bench: ~15 M instructions.
-cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000")
+# the rings cells: what a ring's context costs when it is cold (the
+# plugin's cache model), one ring beside 1024
+cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
+	"skip -b 32 -n 50000" "rings -R 1 -b 4 -n 20000" "rings -R 1024 -b 4 -n 20000")
 # progress in units of about 2 s: a plugin window is one, a bpftrace run
 # (clang compiling the script under TCG) about eight, a perf profile ten
 nr=$(wc -w <<<"$rings")
@@ -65,6 +68,7 @@ if [[ " $parts " == *" insn "* ]]; then
 	done
 	part=$raw/windows.jsonl.part
 	: >"$part"
+	"$here/ring-ctx.sh" start || fail "tracefs: cannot record ring contexts"
 	for rep in $(seq 1 "$reps"); do
 		for i in $(seq 0 $((${#cells[@]} - 1))); do
 			cell=${cells[$(((i + rep) % ${#cells[@]}))]}
@@ -77,7 +81,12 @@ if [[ " $parts " == *" insn "* ]]; then
 			done
 		done
 	done
+	"$here/ring-ctx.sh" stop "$raw/ring-ctx.txt" || fail "tracefs: cannot record ring contexts"
 	mv "$part" "$raw/windows.jsonl"
+	# the cache model's sanity check: known misses, in probe windows
+	cp "$lab/build/tracing/cache-probe" "$bin/cache-probe" &&
+		"$bin/cache-probe" >"$raw/cache-probe.jsonl" 2>>"$log" ||
+		fail "cache-probe failed"
 fi
 
 bt() { # script cell-name ring ringbench-args...

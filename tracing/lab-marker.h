@@ -14,6 +14,8 @@
 #define LAB_MARK_MAGIC	0x4c420000u	/* "BL" in the high half */
 #define LAB_MARK_START	1		/* open a counting window */
 #define LAB_MARK_STOP	2		/* close it and write it out */
+#define LAB_MARK_PROBE	3		/* open a window marked "probe": a
+					 * check of the plugin, not a cell */
 
 #define LAB_MARK_(n)							\
 	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x84, 0x00\n\t"	\

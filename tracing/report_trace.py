@@ -10,6 +10,126 @@ def _f(s, nd=2):
     return f"{float(s):,.{nd}f}"
 
 
+def _model(run):
+    """the plugin's cache-model line, as the first kernel's output has it"""
+    raw = os.path.join(run, "raw")
+    for k in sorted(os.listdir(raw)) if os.path.isdir(raw) else []:
+        path = os.path.join(raw, k, "insn-count.txt")
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("# cache model:"):
+                        return line[len("# cache model:"):].strip()
+                    if not line.startswith("#"):
+                        break
+    return "?"
+
+
+def memory_section(run, _csv):
+    mem = _csv(run, "memory.csv")
+    if not mem:
+        return []
+    out = []
+    w = out.append
+    att = _csv(run, "memory-attribution.csv")
+    probe = _csv(run, "cache-probe.csv")
+    w("### Cache lines: what `-icount` cannot see\n")
+    w(f"The plugin's cache model ({_model(run)}; defaults: one Golden Cove core, "
+      "Intel Xeon 4th gen) runs every data access of the boot, user space included, "
+      "through a modelled L1D and L2. Misses are the model's, not a measurement of any "
+      "CPU: no prefetcher, no other core, no TLB. *ctx lines / ring* counts the distinct "
+      "64-byte lines of the rings' `struct io_ring_ctx` that the window touched, divided "
+      "by the number of rings (one ring: every line any of its submits touched); "
+      "*ctx misses* are the L1D misses on those lines. Medians over the repetitions.\n")
+    keys = []
+    for r in mem:
+        if (r["cell"], r["kernel"], r["ring"]) not in keys:
+            keys.append((r["cell"], r["kernel"], r["ring"]))
+    w("| cell | kernel | ring | kernel accesses /op | L1D misses /op | L2 misses /op | "
+      "ctx lines / ring | ctx L1D misses /op | user L1D misses /op |")
+    w("|---|---|---|---:|---:|---:|---:|---:|---:|")
+
+    def med(rows, col):
+        vals = sorted(float(r[col]) for r in rows if r[col] != "")
+        return vals[len(vals) // 2] if vals else None
+
+    def cell_order(k):
+        return (k[0].split()[0], int(k[0].split("=")[-1]) if "=" in k[0] else 0, k[1], k[2])
+    for cell, k, ring in sorted(keys, key=cell_order):
+        rows = [r for r in mem if (r["cell"], r["kernel"], r["ring"]) == (cell, k, ring)]
+        vals = [med(rows, c) for c in ("kernel_accesses_per_op", "kernel_l1d_misses_per_op",
+                                       "kernel_l2_misses_per_op", "ctx_lines_per_ring",
+                                       "ctx_l1d_misses_per_op", "user_l1d_misses_per_op")]
+        w(f"| {cell} | {k} | {ring} | " + " | ".join("?" if v is None else f"{v:,.2f}" for v in vals)
+          + " |")
+    w("")
+    tot = [r for r in att if r["function"] == "[total]"]
+    if tot:
+        w("Differences (b − a, medians): each kernel's restricted ring against its unrestricted "
+          "one, patched's and upstream's unrestricted rings against baseline's, patched's "
+          "restricted ring against upstream's. By function: `trace/memory-attribution.csv`.\n")
+        w("| comparison | cell | kernel accesses | L1D misses | L2 misses | ctx lines / ring | "
+          "ctx L1D misses |")
+        w("|---|---|---:|---:|---:|---:|---:|")
+        comps = []
+        for r in tot:
+            if (r["comparison"], r["cell"]) not in comps:
+                comps.append((r["comparison"], r["cell"]))
+        for comp, cell in comps:
+            d = {r["measure"]: float(r["delta"]) for r in tot
+                 if r["comparison"] == comp and r["cell"] == cell}
+            w(f"| {comp} | {cell} | " + " | ".join(
+                f"{d[m]:+.2f}" if m in d else "?" for m in
+                ("kernel accesses", "L1D misses", "L2 misses", "ctx lines per ring",
+                 "ctx L1D misses")) + " |")
+        w("")
+    mca = _csv(run, "mca.csv")
+    if mca:
+        cpus = []
+        for r in mca:
+            if r["cpu"] not in cpus:
+                cpus.append(r["cpu"])
+        w("Side by side: kernel instructions per op (the plugin), modelled kernel L1D misses "
+          "per op (the cache model) and a static estimate of kernel cycles per op: every "
+          "basic block the window executed, through `llvm-mca` (Debian's LLVM "
+          "14) for " + " and ".join(f"`{c}`" for c in cpus) + ", weighted by its executions "
+          "per op (`tracing/mca.py`). llvm-mca sees each block as a hot loop of itself: no "
+          "misses, no mispredictions, so the estimate ranks paths and prices an extra "
+          "instruction on real ports; the misses column says what it leaves out.\n")
+        memk = {}
+        for r in mem:
+            memk.setdefault((r["cell"], r["kernel"], r["ring"]), []).append(r)
+        w("| cell | kernel | ring | kernel insns /op | L1D misses /op | "
+          + " | ".join(f"est. cycles /op, {c}" for c in cpus) + " |")
+        w("|---|---|---|---:|---:|" + "---:|" * len(cpus))
+        keys = []
+        for r in mca:
+            if (r["cell"], r["kernel"], r["ring"]) not in keys:
+                keys.append((r["cell"], r["kernel"], r["ring"]))
+        for key in sorted(keys, key=cell_order):
+            rows = {r["cpu"]: r for r in mca if (r["cell"], r["kernel"], r["ring"]) == key}
+            first = rows[cpus[0]]
+            m = med(memk.get(key, []), "kernel_l1d_misses_per_op")
+            w(f"| {key[0]} | {key[1]} | {key[2]} | {_f(first['kernel_insns_per_op'])} | "
+              f"{'?' if m is None else f'{m:,.2f}'} | "
+              + " | ".join(_f(rows[c]["est_cycles_per_op"]) if c in rows else "?" for c in cpus)
+              + " |")
+        w("")
+    if probe:
+        w("The model checked against access patterns whose misses are known "
+          "(`tracing/cache-probe.c`: one read per 64-byte line, cyclically, after a warm "
+          "pass; an LRU cache misses on every read of a walk larger than itself and on "
+          "none of one that fits):\n")
+        w("| kernel | case | buffer | reads | user accesses | L1D misses / read | "
+          "L2 misses / read |")
+        w("|---|---|---:|---:|---:|---:|---:|")
+        for r in probe:
+            w(f"| {r['kernel']} | {r['case']} | {int(r['bytes']) >> 10} KiB | {r['reads']} | "
+              f"{r['user_accesses']} | {r['l1d_misses_per_read']} | {r['l2_misses_per_read']} |")
+        w("")
+    return out
+
+
 def section(run, read_csv):
     """REPORT.md lines; read_csv(path) -> list of dicts, [] when absent."""
     def _csv(run, name):
@@ -45,6 +165,8 @@ def section(run, read_csv):
       "sampling needs, but weighs each instruction by what QEMU takes to emulate it.")
     w("- **bpftrace**: `tracing/*.bt` in the guest; its probes cost more than a "
       "NOP SQE, so it counts and compares rings, it does not give absolute costs.\n")
+
+    out.extend(memory_section(run, _csv))
 
     if attribution:
         w("### Attribution of the restricted ring's extra instructions\n")

@@ -19,7 +19,10 @@
 # results/latest-trace points at the last complete one.
 # Boot 1 is always TCG: plugins instrument TCG's code, and the counts only
 # mean something under -icount. Environment: KERNELS, ACCEL (boot 2),
-# TRACE_REPS, TRACE_PARTS (subset of "insn bpftrace perf"), RUN.
+# TRACE_REPS, TRACE_PARTS (subset of "insn bpftrace perf"), RUN, CACHE
+# (1: the plugin's cache model, the default; 0: off) and CACHE_GEOMETRY
+# (e.g. "l1d=32:8,l2=1280:10"; default one Golden Cove core, see
+# tracing/insn-count.c).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -52,6 +55,9 @@ export BENCH_CLOCK_FILE=$run/.clock
 
 echo "[trace] run folder: $run"
 echo "[trace] kernels: $kernels; $accel with the insn-count plugin (insn, bpftrace), $perf_accel (perf)"
+# the plugin's cache model (CACHE=0: instructions only, a faster boot)
+cache_args=
+[ "${CACHE:-1}" = 1 ] && cache_args=",cache=1${CACHE_GEOMETRY:+,$CACHE_GEOMETRY}"
 t0=$(host_now)
 nk=$(wc -w <<<"$kernels")
 i=0
@@ -68,7 +74,7 @@ for k in $kernels; do
 	p1=$(tr ' ' '\n' <<<"$parts" | { grep -xE 'insn|bpftrace' || true; } | tr '\n' ' ')
 	p2=$(tr ' ' '\n' <<<"$parts" | { grep -x perf || true; } | tr '\n' ' ')
 	if [ -n "$p1" ]; then
-		KERNEL=$k VM_OUT=$run/logs/$k PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt" \
+		KERNEL=$k VM_OUT=$run/logs/$k PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt$cache_args" \
 			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" "${p1% }" || status=1
 	fi
 	if [ -n "$p2" ]; then
@@ -80,6 +86,7 @@ for k in $kernels; do
 	[ -f "$build/out/$k/.lab-stamp" ] && cp "$build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
 	# the symbols the plugin's addresses are resolved with, kept with the run
 	cp "$build/out/$k/System.map" "$run/raw/$k/System.map"
+	cp "$build/out/$k/io_ring_ctx.size" "$run/raw/$k/io_ring_ctx.size" 2>/dev/null || true
 done
 rm -f "$run/.clock"
 if [ "$status" != 0 ]; then
@@ -88,6 +95,7 @@ if [ "$status" != 0 ]; then
 fi
 echo "[trace] attributing"
 python3 "$here/attribute.py" "$run"
+python3 "$here/mca.py" "$run"
 python3 "$here/summarize.py" "$run"
 "$lab/plots/draw.sh" "$run"
 python3 "$lab/bench/report.py" "$run"
