@@ -1,22 +1,32 @@
 #!/bin/bash
-# tests/gate-sensitivity.sh [N]: show that the regression gate (make check)
-# catches a slower submission path. A throw-away edit, never part of the
-# series, puts N NOPs (default 1: one guest instruction per SQE) into the
-# patched kernel's io_init_req(), right after the per-ring table test that
-# every SQE of every ring passes (since the check went into those tables,
-# io_restriction_allows() runs only for SQEs it refuses); the patched kernel
-# is rebuilt and the gate runs. The script succeeds only if the gate fails,
-# and on the NOP cells. The edit is undone and the patched kernel rebuilt on
-# every way out, a kill included.
+# tests/gate-sensitivity.sh [N [WHERE]]: show that the regression gate
+# (make check) catches a slower submission path. A throw-away edit, never
+# part of the series, puts N NOPs (default 1: one guest instruction per SQE)
+# into the patched kernel's io_init_req(); the patched kernel is rebuilt and
+# the gate runs. WHERE says which SQEs pay:
+#   all       (default) every SQE of every ring: right after the per-ring
+#             table test they all pass; the gate must fail on the NOP cells
+#   uncommon  only SQEs with allowed uncommon flags (CQE skip, drain, buffer
+#             select), in the branch 0005 keeps inline: the gate must fail on
+#             the skip and drain cells and pass the NOP cells, which such a
+#             cost does not touch
+# The edit is undone and the patched kernel rebuilt on every way out, a
+# kill included.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
 tree=$build/linux
 n=${1:-1}
+where=${2:-all}
 file=io_uring/io_uring.c
-anchor='	def = &io_op_defs[opcode];
-	if (unlikely(ctx->drain_active || ctx->drain_next)) {'
+case $where in
+all) anchor='	def = &io_op_defs[opcode];
+	if (unlikely(ctx->drain_active || ctx->drain_next)) {' ;;
+uncommon) anchor='		if (verdict < 0)
+			ret = io_init_req_uncommon(ctx, req, sqe, op, flags);' ;;
+*) echo "usage: $0 [N [all|uncommon]]" >&2; exit 2 ;;
+esac
 
 restore() {
 	git -C "$tree" checkout -q -- "$file"
@@ -29,28 +39,45 @@ restore() {
 "$lab/kernel-patches/build-kernel.sh" baseline patched >/dev/null || exit 2
 [ "$(git -C "$tree" symbolic-ref --short HEAD)" = patched ] || git -C "$tree" checkout -q patched
 python3 -c 'import sys; sys.exit(sys.argv[2] not in open(sys.argv[1]).read())' "$tree/$file" "$anchor" ||
-	{ echo "[sensitivity] io_init_req()'s table test not found in $file" >&2; exit 2; }
+	{ echo "[sensitivity] io_init_req()'s code for '$where' not found in $file" >&2; exit 2; }
 trap restore EXIT
 trap 'exit 130' INT TERM
-python3 - "$tree/$file" "$n" <<'PY'
+python3 - "$tree/$file" "$n" "$anchor" "$where" <<'PY'
 import sys
-path, n = sys.argv[1], int(sys.argv[2])
+path, n, anchor, where = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 s = open(path).read()
-anchor = "\tdef = &io_op_defs[opcode];\n\tif (unlikely(ctx->drain_active || ctx->drain_next)) {\n"
-s = s.replace(anchor, f'\tasm volatile(".rept {n}\\n\\tnop\\n\\t.endr");\n' + anchor, 1)
+nops = f'asm volatile(".rept {n}\\n\\tnop\\n\\t.endr");'
+if where == "all":
+    new = f"\t{nops}\n" + anchor
+else:
+    head, call = anchor.split("\n")
+    new = f"{head} {{\n\t\t\t{nops}\n{call}\n\t\t}}"
+s = s.replace(anchor, new, 1)
 open(path, "w").write(s)
 PY
-echo "[sensitivity] patched kernel with $n extra instruction(s) per SQE:"
+echo "[sensitivity] patched kernel with $n extra instruction(s) per SQE ($where):"
+git -C "$tree" diff | grep '^[-+]	'
+
 git -C "$tree" diff --stat
 "$lab/kernel-patches/build-kernel.sh" patched | tail -1
 out=$(mktemp)
 RUN=$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-check-slowed-$n "$lab/bench/gate/run.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
-if [ "$rc" = 1 ] && grep -qE '^nop-b(1|32) +(un)?restricted .*FAIL' "$out"; then
-	echo "[sensitivity] ok: the gate fails on a submission path $n instruction(s) per SQE slower"
+if [ "$where" = all ]; then
+	caught=$([ "$rc" = 1 ] && grep -qE '^nop-b(1|32) +(un)?restricted .*FAIL' "$out" && echo 1)
+	what="the NOP cells"
+else
+	# caught on the flag cells, and only there: the NOP rows stay ok
+	caught=$([ "$rc" = 1 ] && grep -qE '^skip-b32 +(un)?restricted .*FAIL' "$out" &&
+		grep -qE '^drain-b32 +(un)?restricted .*FAIL' "$out" &&
+		! grep -qE '^nop-b(1|32) .*FAIL' "$out" && echo 1)
+	what="the skip and drain cells alone"
+fi
+if [ "$caught" = 1 ]; then
+	echo "[sensitivity] ok: the gate fails on $what, on a path $n instruction(s) per SQE slower ($where)"
 	status=0
 else
-	echo "[sensitivity] NOT CAUGHT: the gate did not fail on the NOP cells (status $rc)"
+	echo "[sensitivity] NOT CAUGHT: the gate did not fail on $what (status $rc)"
 	status=1
 fi
 rm -f "$out"

@@ -28,8 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def cell_name(j):
     if j.get("rings"):
         return f"{j['workload']}-N{j['rings']}"
-    if j["workload"] == "nop":
-        return f"nop-b{j['batch']}"
+    if j.get("batch"):
+        return f"{j['workload']}-b{j['batch']}"
     return f"{j['workload']}-qd{j['depth']}"
 
 

@@ -12,8 +12,12 @@ export PROGRESS_TAG=check
 kernel=$1 out=$2
 reps=${REPS:-3}
 export BENCH_CLOCK_FILE=$out/.clock
-# the gate's cells, sized as make bench's (about 15 M instructions a run)
-cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000")
+# the gate's cells, sized as make bench's (about 15 M instructions a run):
+# the headline NOP and read cells, the uncommon flag classes that 0005
+# keeps inline (CQE skip, drain, buffer select) and 64 rings in turn
+cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
+	"skip -b 32 -n 50000" "drain -b 32 -n 50000" "bufsel -d 32 -n 4000"
+	"rings -R 64 -b 4 -n 25600")
 bin=/tmp/gate-bin
 mkdir -p "$bin" "$out"
 cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
