@@ -142,11 +142,11 @@ $(PLUGIN): tracing/insn-count.c tracing/qemu-plugin-7.2.h tracing/lab-marker.h |
 	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden -o $@ $<
 
 # The gate needs only the two kernels it compares.
-check: deps bench-bin
+check: deps bench-bin plugin
 	@kernel-patches/build-kernel.sh baseline patched
 	@bench/gate/run.sh
 
-check-reference: deps bench-bin
+check-reference: deps bench-bin plugin
 	@kernel-patches/build-kernel.sh baseline patched
 	@WRITE_REFERENCE=1 bench/gate/run.sh
 

@@ -20,13 +20,13 @@ policy=$(sed -n 's/^; policy: //p' "$job")
 
 . "$here/tap.sh"
 
-echo "1..23"
-for wl in nop read sqpoll setup deny skip drain link async topop; do
-	/tmp/ringbench -w "$wl" -n 64 -W 8 -d 4 -b 4 >/tmp/out 2>/tmp/err
+echo "1..27"
+for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings; do
+	/tmp/ringbench -w "$wl" -n 64 -W 8 -d 4 -b 4 -R 64 >/tmp/out 2>/tmp/err
 	tap $? "ringbench -w $wl, unrestricted ring: runs" /tmp/err
 done
-for wl in nop read sqpoll setup deny skip drain link async topop; do
-	/tmp/ringbench -w "$wl" -r 1 -n 64 -W 8 -d 4 -b 4 >/tmp/out 2>/tmp/err
+for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings; do
+	/tmp/ringbench -w "$wl" -r 1 -n 64 -W 8 -d 4 -b 4 -R 64 >/tmp/out 2>/tmp/err
 	rc=$?
 	if [ "$feature" = 1 ]; then
 		[ "$rc" = 0 ] && grep -q '"ring":"restricted"' /tmp/out

@@ -42,7 +42,7 @@
  * the last once per distinct 64-byte virtual line and kernel instruction
  * that touched it in the window (N accesses, M1 of them L1D misses), so
  * that attribute.py can say which lines of which object each function
- * touched.
+ * touched; lines=0 leaves them out (make check needs the totals only).
  *
  * Use: qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off
  *        -plugin build/tracing/insn-count.so,out=FILE ...
@@ -99,6 +99,7 @@ struct cache {
 };
 
 static bool model;
+static bool list_lines = true;	/* lines=0: totals only (make check) */
 static struct cache l1d, l2;
 static struct mem_stat user_mem, user_mem_base;
 
@@ -217,7 +218,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		}
 	}
 	/* listed by the virtual line of its first byte */
-	if (s && in_window)
+	if (s && in_window && list_lines)
 		pair_add(vaddr >> LINE_SHIFT, s, miss);
 }
 
@@ -400,6 +401,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			model = true;
 		else if (!strcmp(argv[i], "cache=0"))
 			model = false;
+		else if (!strcmp(argv[i], "lines=0"))
+			list_lines = false;
 		else if (!strncmp(argv[i], "l1d=", 4))
 			bad |= sscanf(argv[i] + 4, "%u:%u", &l1_kib, &l1_ways) != 2;
 		else if (!strncmp(argv[i], "l2=", 3))
@@ -409,7 +412,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (!path || bad) {
 		qemu_plugin_outs("insn-count: usage: -plugin insn-count.so,out=FILE"
-				 "[,cache=1[,l1d=KIB:WAYS][,l2=KIB:WAYS]]\n");
+				 "[,cache=1[,l1d=KIB:WAYS][,l2=KIB:WAYS][,lines=0]]\n");
 		return -1;
 	}
 	if (!info->system_emulation || strcmp(info->target_name, "x86_64")) {

@@ -7,7 +7,9 @@ in guest instructions per op (TCG -icount). Per cell and ring the figure is
 
     extra = median(patched, ring) - median(baseline, unrestricted ring)
 
-the instructions per op our series adds over the unpatched kernel. The
+the instructions per op our series adds over the unpatched kernel; for
+cells named CELL-l1d, the modelled L1D misses per op it adds (the insn-count
+plugin's cache model, over ringbench -m windows). The
 pseudo-ring "check" is median(patched, restricted) - median(patched,
 unrestricted): what the restriction check itself costs a ring. A cell
 fails when its figure is over its limit, or when it moved from the
@@ -31,6 +33,27 @@ def cell_name(j):
     if j.get("batch"):
         return f"{j['workload']}-b{j['batch']}"
     return f"{j['workload']}-qd{j['depth']}"
+
+
+def l1d_medians(raw, kernel):
+    """The plugin's modelled kernel L1D misses per op (raw/KERNEL.mem.jsonl's
+    ringbench -m runs paired with the windows of raw/KERNEL.insn-count.txt),
+    as medians() gives figures, under the cell name CELL-l1d."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "tracing"))
+    from attribute import read_windows
+    jpath = os.path.join(raw, f"{kernel}.mem.jsonl")
+    if not os.path.exists(jpath):
+        return {}
+    with open(jpath) as f:
+        js = [json.loads(line) for line in f if line.strip()]
+    wins = read_windows(os.path.join(raw, f"{kernel}.insn-count.txt"))
+    if len(wins) != len(js) or any(w.mem is None for w in wins):
+        raise ValueError(f"{kernel}: {len(wins)} plugin windows with the cache model "
+                         f"for {len(js)} ringbench -m runs")
+    runs = {}
+    for w, j in zip(wins, js):
+        runs.setdefault((cell_name(j) + "-l1d", j["ring"]), []).append(w.mem["kernel"][1] / j["ops"])
+    return {k: (statistics.median(v), min(v), max(v), len(v)) for k, v in runs.items()}
 
 
 def medians(path):
@@ -102,6 +125,8 @@ def main():
     try:
         base = medians(os.path.join(a.run, "raw", "baseline.jsonl"))
         pat = medians(os.path.join(a.run, "raw", "patched.jsonl"))
+        base.update(l1d_medians(os.path.join(a.run, "raw"), "baseline"))
+        pat.update(l1d_medians(os.path.join(a.run, "raw"), "patched"))
     except (OSError, ValueError, KeyError) as e:
         print(f"gate: cannot read the run's figures: {e}", file=sys.stderr)
         return 2
@@ -142,10 +167,10 @@ def main():
              f"  {env.get('accel', '?')}, QEMU {env.get('qemu', '?').split(' ')[0]}, "
              f"{env.get('tree', '?')}, series {env.get('series_restrictions', '?')}, "
              f"lab {env.get('lab_commit', '?')}", ""]
-    hdr = f"{'cell':<10} {'ring':<13} {'reference':>9} {'now':>8} {'delta':>7} {'limit':>7} {'tol':>5}  verdict"
+    hdr = f"{'cell':<15} {'ring':<13} {'reference':>9} {'now':>8} {'delta':>7} {'limit':>7} {'tol':>5}  verdict"
     lines += [hdr, "-" * len(hdr)]
     for cell, ring, r, now, delta, limit, tol, verdict in rows:
-        lines.append(f"{cell:<10} {ring:<13} {f(r):>9} {f(now):>8} {f(delta, True):>7} "
+        lines.append(f"{cell:<15} {ring:<13} {f(r):>9} {f(now):>8} {f(delta, True):>7} "
                      f"{limit:>7g} {tol:>5g}  {verdict}")
     if not a.write_reference:
         lines += ["", f"gate: {'FAILED' if failed else 'passed'}: {len(rows) - failed} of {len(rows)} cells ok"]

@@ -3,7 +3,8 @@
 # the regression gate's fixed workload set on the running kernel: each cell
 # on an unrestricted and (when the kernel has them) a restricted ring, REPS
 # times, interleaved, after an untimed warm-up. One ringbench JSON line per
-# run in OUT/KERNEL.jsonl, written when complete.
+# run in OUT/KERNEL.jsonl, written when complete; then the 1024-rings cell
+# inside plugin windows (OUT/KERNEL.mem.jsonl), for the modelled misses.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/../.." && pwd)
@@ -46,4 +47,18 @@ for rep in $(seq 1 "$reps"); do
 	done
 done
 mv "$part" "$out/$kernel.jsonl"
+
+# Modelled L1D misses (the plugin's cache model, counted on the host): 1024
+# rings in turn, 4 NOPs each, so each ring's context is cold on its turn.
+# One plugin window per run; gate.py pairs them with these lines.
+part=$out/$kernel.mem.jsonl.part
+: >"$part"
+for rep in $(seq 1 "$reps"); do
+	for r in $(ring_order "$rep" "$rings"); do
+		rb -w rings -R 1024 -b 4 -n 8192 -r "$r" -m -t kernel="$kernel" -t rep="$rep" \
+			>>"$part" 2>>"$out/$kernel.log" ||
+			{ failed=1; echo "[check] $kernel: ringbench -w rings -R 1024 -r $r -m failed" >&2; }
+	done
+done
+mv "$part" "$out/$kernel.mem.jsonl"
 exit $failed
