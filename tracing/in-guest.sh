@@ -49,38 +49,46 @@ ring_name() { [ "$1" = 1 ] && echo restricted || echo unrestricted; }
 # the rings cells: what a ring's context costs when it is cold (the
 # plugin's cache model), one ring beside 1024
 cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
-	"skip -b 32 -n 50000" "rings -R 1 -b 4 -n 20000" "rings -R 1024 -b 4 -n 20000")
+	"skip -b 32 -n 50000")
+# after the others: tearing down rings spills into the runs that follow
+ring_cells=("rings -R 1 -b 4 -n 20000" "rings -R 1024 -b 4 -n 20000")
 # progress in units of about 2 s: a plugin window is one, a bpftrace run
 # (clang compiling the script under TCG) about eight, a perf profile ten
 nr=$(wc -w <<<"$rings")
 total=0 done=0 failed=0
-case " $parts " in *" insn "*) total=$((total + reps * ${#cells[@]} * nr)) ;; esac
+case " $parts " in *" insn "*) total=$((total + reps * (${#cells[@]} + ${#ring_cells[@]}) * nr)) ;; esac
 case " $parts " in *" bpftrace "*) total=$((total + 8 * (3 * nr + 1))) ;; esac
 case " $parts " in *" perf "*) total=$((total + 10 * 2 * nr)) ;; esac
 step_done() { done=$((done + ${1:-1})); progress "$kernel $parts" "$done" "$total"; }
 fail() { failed=$((failed + 1)); echo "[trace] $kernel: $*" | tee -a "$log" >&2; }
 
 if [[ " $parts " == *" insn "* ]]; then
-	# untimed warm-up of every cell, outside any window
-	for cell in "${cells[@]}"; do
-		# shellcheck disable=SC2086
-		rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$log"
-	done
+	# untimed warm-up of every cell, outside any window, then the
+	# interleaved windows; the rings cells as a group of their own, last
+	measure() {
+		local group=("$@") m=$# rep i r cell
+		for cell in "${group[@]}"; do
+			# shellcheck disable=SC2086
+			rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$log"
+		done
+		for rep in $(seq 1 "$reps"); do
+			for i in $(seq 0 $((m - 1))); do
+				cell=${group[$(((i + rep) % m))]}
+				for r in $(ring_order "$rep" "$rings"); do
+					# -m: the plugin counts exactly ringbench's timed loop
+					# shellcheck disable=SC2086
+					rb -w $cell -r "$r" -m -t kernel="$kernel" -t rep="$rep" \
+						>>"$part" 2>>"$log" || fail "ringbench -w $cell -r $r failed"
+					step_done
+				done
+			done
+		done
+	}
 	part=$raw/windows.jsonl.part
 	: >"$part"
 	"$here/ring-ctx.sh" start || fail "tracefs: cannot record ring contexts"
-	for rep in $(seq 1 "$reps"); do
-		for i in $(seq 0 $((${#cells[@]} - 1))); do
-			cell=${cells[$(((i + rep) % ${#cells[@]}))]}
-			for r in $(ring_order "$rep" "$rings"); do
-				# -m: the plugin counts exactly ringbench's timed loop
-				# shellcheck disable=SC2086
-				rb -w $cell -r "$r" -m -t kernel="$kernel" -t rep="$rep" \
-					>>"$part" 2>>"$log" || fail "ringbench -w $cell -r $r failed"
-				step_done
-			done
-		done
-	done
+	measure "${cells[@]}"
+	measure "${ring_cells[@]}"
 	"$here/ring-ctx.sh" stop "$raw/ring-ctx.txt" || fail "tracefs: cannot record ring contexts"
 	mv "$part" "$raw/windows.jsonl"
 	# the cache model's sanity check: known misses, in probe windows
