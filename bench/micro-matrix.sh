@@ -73,14 +73,15 @@ part=$out/micro.jsonl.part
 : >"$part"
 : >"$out/micro.log"
 
-# The rings cells run after all the others, warm-up included: tearing
-# down 1024 rings goes on in kworkers and RCU after ringbench exits, and
-# spread over the runs after it (measured: baseline's NOP b=1 runs 979.1
-# .. 979.4 without them, 979.5 .. 981.6 interleaved with them).
+# The rings and bufsel cells run after all the others, warm-up included:
+# their teardown (1024 rings; a provided-buffer ring's pinned pages) goes
+# on in kworkers and RCU after ringbench exits and spreads over the runs
+# after it (measured: baseline's NOP b=1 runs 979.1 .. 979.4 without
+# them, 979.4 .. 982.5 interleaved with them).
 main_cells=() tail_cells=()
 for cell in "${cells[@]}"; do
 	case $cell in
-	rings\ *) tail_cells+=("$cell") ;;
+	rings\ * | bufsel\ *) tail_cells+=("$cell") ;;
 	*) main_cells+=("$cell") ;;
 	esac
 done

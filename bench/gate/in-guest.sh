@@ -17,7 +17,7 @@ export BENCH_CLOCK_FILE=$out/.clock
 # the headline NOP and read cells, the uncommon flag classes that 0005
 # keeps inline (CQE skip, drain, buffer select) and 64 rings in turn
 cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
-	"skip -b 32 -n 50000" "drain -b 32 -n 50000" "bufsel -d 32 -n 4000")
+	"skip -b 32 -n 50000" "drain -b 32 -n 50000")
 bin=/tmp/gate-bin
 mkdir -p "$bin" "$out"
 cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
@@ -45,14 +45,21 @@ for rep in $(seq 1 "$reps"); do
 		done
 	done
 done
-# 64 rings in turn, after the other cells: tearing rings down goes on in
-# kworkers and RCU after ringbench exits and would spill into the runs
-# that follow (bench/micro-matrix.sh)
+# Buffer-select reads and 64 rings in turn, after the other cells: their
+# teardown goes on in kworkers and RCU after ringbench exits and would
+# spill into the runs that follow (bench/micro-matrix.sh)
+for cell in "bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600"; do
+	# shellcheck disable=SC2086
+	rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
+done
 for rep in $(seq 1 "$reps"); do
-	for r in $(ring_order "$rep" "$rings"); do
-		rb -w rings -R 64 -b 4 -n 25600 -r "$r" -t kernel="$kernel" -t rep="$rep" \
-			>>"$part" 2>>"$out/$kernel.log" ||
-			{ failed=1; echo "[check] $kernel: ringbench -w rings -R 64 -r $r failed" >&2; }
+	for cell in "bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600"; do
+		for r in $(ring_order "$rep" "$rings"); do
+			# shellcheck disable=SC2086
+			rb -w $cell -r "$r" -t kernel="$kernel" -t rep="$rep" \
+				>>"$part" 2>>"$out/$kernel.log" ||
+				{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r failed" >&2; }
+		done
 	done
 done
 mv "$part" "$out/$kernel.jsonl"
