@@ -2,8 +2,9 @@
 # bench/gate/run.sh: `make check`, the regression gate. Boot baseline and
 # patched under TCG with -icount shift=0,sleep=off (always: the gate
 # compares instruction counts, which a busy host cannot change), run the
-# fixed workload set in each (bench/gate/in-guest.sh) under the insn-count
-# plugin with its cache model (for the modelled-miss rows), then let
+# fixed workload set in each (bench/gate/in-guest.sh), then boot each
+# again under the insn-count plugin with its cache model for the
+# modelled-miss rows, then let
 # bench/gate/gate.py compare the figures with bench/gate/thresholds and
 # bench/gate/reference.csv. Writes results/<UTC>-check/ (env/, logs/,
 # raw/, GATE.txt, gate.csv, COMPLETE last; results/latest-check points at
@@ -26,11 +27,17 @@ echo "[check] run folder: $run ($accel)"
 t0=$(host_now)
 for k in baseline patched; do
 	echo "[check] $k ($(fmt_secs $(( $(host_now) - t0 ))) so far)"
-	KERNEL=$k VM_OUT=$run/logs/$k \
+	KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- \
+		env REPS="${REPS:-3}" GATE_PART=insn "$here/in-guest.sh" "$k" "$run/raw" || {
+		echo "[check] error: the $k guest failed (see $run/logs/$k)" >&2
+		exit 2
+	}
+	echo "[check] $k under the cache model ($(fmt_secs $(( $(host_now) - t0 ))) so far)"
+	KERNEL=$k VM_OUT=$run/logs/$k-mem \
 		PLUGIN="file=$lab/build/tracing/insn-count.so,out=$run/raw/$k.insn-count.txt,cache=1,lines=0" \
 		"$lab/vm/run.sh" -- \
-		env REPS="${REPS:-3}" "$here/in-guest.sh" "$k" "$run/raw" || {
-		echo "[check] error: the $k guest failed (see $run/logs/$k)" >&2
+		env REPS="${REPS:-3}" GATE_PART=mem "$here/in-guest.sh" "$k" "$run/raw" || {
+		echo "[check] error: the $k guest failed (see $run/logs/$k-mem)" >&2
 		exit 2
 	}
 	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env"
