@@ -17,8 +17,6 @@ Writes RUN/trace/mca.csv: kernel, cell, ring, cpu, kernel instructions
 per op, estimated kernel cycles per op, blocks, blocks llvm-mca could not
 parse (left out, their instructions counted in skipped_insns_per_op).
 """
-import bisect
-import csv
 import json
 import os
 import re
@@ -29,6 +27,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attribute import cell_of, read_windows, write_csv  # noqa: E402
+from attribute import disassemble as attribute_disassemble  # noqa: E402
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = os.environ.get("MCA_CPUS", "icelake-server znver3").split()
@@ -37,20 +36,11 @@ ITER = 100
 
 def disassemble(vmlinux, addrs):
     """{address: (length, 'insn operands')} for the instructions at addrs,
-    from one objdump of the ranges around them."""
-    lo, hi = min(addrs), max(addrs) + 16
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
-                          f"--start-address={lo:#x}", f"--stop-address={hi:#x}", vmlinux],
-                         capture_output=True, text=True).stdout
-    ins = []
-    for line in out.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
-        if m:
-            ins.append((int(m.group(1), 16), m.group(2)))
-    dis = {}
-    for (a, text), (b, _) in zip(ins, ins[1:] + [(ins[-1][0] + 1, "")]):
-        dis[a] = (b - a, text)
-    return dis
+    from attribute.py's objdump of the range around them: a length is the
+    distance to the next instruction."""
+    dis = attribute_disassemble(vmlinux, min(addrs), max(addrs) + 16)
+    ins = sorted(dis.items())
+    return {a: (b - a, text) for (a, text), (b, _) in zip(ins, ins[1:])}
 
 
 def clean(text):
