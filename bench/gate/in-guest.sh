@@ -30,45 +30,46 @@ rb() { setarch -R "$bin/ringbench" "$@"; }
 
 rings=$(ring_kinds rb)
 failed=0
-if [ "$part_of_gate" = insn ]; then
-	for cell in "${cells[@]}"; do
-		# shellcheck disable=SC2086
-		rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
-	done
-	part=$out/$kernel.jsonl.part
-	: >"$part"
-	n=${#cells[@]}
-	total=$((reps * n * $(wc -w <<<"$rings")))
-	done=0 failed=0
+done=0
+# measure WARM EXTRA CELL...: an untimed warm-up of each CELL (WARM=1), then
+# REPS interleaved runs of each on every ring kind, ringbench's lines to
+# $part, EXTRA (e.g. -m) added to every timed run
+measure() {
+	local warm=$1 extra=$2 m rep i r cell
+	shift 2
+	m=$#
+	local group=("$@")
+	if [ "$warm" = 1 ]; then
+		for cell in "${group[@]}"; do
+			# shellcheck disable=SC2086
+			rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
+		done
+	fi
 	for rep in $(seq 1 "$reps"); do
-		for i in $(seq 0 $((n - 1))); do
-			cell=${cells[$(((i + rep) % n))]}
+		for i in $(seq 0 $((m - 1))); do
+			cell=${group[$(((i + rep) % m))]}
 			for r in $(ring_order "$rep" "$rings"); do
 				# shellcheck disable=SC2086
-				rb -w $cell -r "$r" -t kernel="$kernel" -t rep="$rep" >>"$part" 2>>"$out/$kernel.log" ||
-					{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r failed" >&2; }
+				rb -w $cell -r "$r" $extra -t kernel="$kernel" -t rep="$rep" \
+					>>"$part" 2>>"$out/$kernel.log" ||
+					{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r $extra failed" >&2; }
 				done=$((done + 1))
 				progress "$kernel" "$done" "$total"
 			done
 		done
 	done
-	# Buffer-select reads and 64 rings in turn, after the other cells: their
+}
+
+if [ "$part_of_gate" = insn ]; then
+	# buffer-select reads and 64 rings in turn after the other cells: their
 	# teardown goes on in kworkers and RCU after ringbench exits and would
 	# spill into the runs that follow (bench/micro-matrix.sh)
-	for cell in "bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600"; do
-		# shellcheck disable=SC2086
-		rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$out/$kernel.log"
-	done
-	for rep in $(seq 1 "$reps"); do
-		for cell in "bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600"; do
-			for r in $(ring_order "$rep" "$rings"); do
-				# shellcheck disable=SC2086
-				rb -w $cell -r "$r" -t kernel="$kernel" -t rep="$rep" \
-					>>"$part" 2>>"$out/$kernel.log" ||
-					{ failed=1; echo "[check] $kernel: ringbench -w $cell -r $r failed" >&2; }
-			done
-		done
-	done
+	tail_cells=("bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600")
+	total=$((reps * (${#cells[@]} + ${#tail_cells[@]}) * $(wc -w <<<"$rings")))
+	part=$out/$kernel.jsonl.part
+	: >"$part"
+	measure 1 "" "${cells[@]}"
+	measure 1 "" "${tail_cells[@]}"
 	mv "$part" "$out/$kernel.jsonl"
 	exit $failed
 fi
@@ -76,14 +77,9 @@ fi
 # Modelled L1D misses (the plugin's cache model, counted on the host): 1024
 # rings in turn, 4 NOPs each, so each ring's context is cold on its turn.
 # One plugin window per run; gate.py pairs them with these lines.
+total=$((reps * $(wc -w <<<"$rings")))
 part=$out/$kernel.mem.jsonl.part
 : >"$part"
-for rep in $(seq 1 "$reps"); do
-	for r in $(ring_order "$rep" "$rings"); do
-		rb -w rings -R 1024 -b 4 -n 8192 -r "$r" -m -t kernel="$kernel" -t rep="$rep" \
-			>>"$part" 2>>"$out/$kernel.log" ||
-			{ failed=1; echo "[check] $kernel: ringbench -w rings -R 1024 -r $r -m failed" >&2; }
-	done
-done
+measure 0 -m "rings -R 1024 -b 4 -n 8192"
 mv "$part" "$out/$kernel.mem.jsonl"
 exit $failed
