@@ -12,7 +12,9 @@ data files the gnuplot scripts draw.
   RUN/plots/data/   the same, shaped for gnuplot
 
 Only measured numbers are written: a cell a kernel cannot run (baseline
-has no restricted ring) has no row, and plots show a gap.
+has no restricted ring) has no row, and plots show a gap. A kernel other
+than the lab's three (any branch of build/linux, make bench KERNELS=...)
+gets its rows after theirs and is compared with patched.
 """
 import csv
 import glob
@@ -38,6 +40,25 @@ COMPARISONS = [
     ("patched vs upstream, unrestricted", "patched", "unrestricted", "upstream", "unrestricted"),
     ("patched vs upstream, restricted", "patched", "restricted", "upstream", "restricted"),
 ]
+
+
+def kernels_of(samples):
+    """The lab's three, then any other kernel the run measured."""
+    others = sorted({k for _c, k, _r in samples} - set(KERNELS))
+    return KERNELS + others
+
+
+def comparisons(kernels):
+    """COMPARISONS, and for another kernel (a developer's branch, one patch
+    of the series alone) what it changes against patched."""
+    out = list(COMPARISONS)
+    for k in kernels:
+        if k in KERNELS:
+            continue
+        out += [(f"{k} vs patched, unrestricted", k, "unrestricted", "patched", "unrestricted"),
+                (f"{k} vs patched, restricted", k, "restricted", "patched", "restricted"),
+                (f"{k}: restricted vs unrestricted", k, "restricted", k, "unrestricted")]
+    return out
 
 
 def cell_name(d):
@@ -141,10 +162,11 @@ def main():
     rng = random.Random(1)  # a reproducible interval from the same data
     samples, absent = load_micro(run)
     cells = sorted({k[0] for k in samples}, key=cell_key)
+    kernels = kernels_of(samples)
 
     rows = []
     for c in cells:
-        for k in KERNELS:
+        for k in kernels:
             for r in RINGS:
                 s = samples.get((c, k, r))
                 if not s:
@@ -158,7 +180,7 @@ def main():
 
     orows = []
     for c in cells:
-        for label, ka, ra, kb, rb in COMPARISONS:
+        for label, ka, ra, kb, rb in comparisons(kernels):
             a, b = samples.get((c, ka, ra)), samples.get((c, kb, rb))
             if not a or not b:
                 continue
@@ -172,7 +194,8 @@ def main():
 
     fio = load_fio(run)
     frows = []
-    for (job, k, r) in sorted(fio, key=lambda x: (x[0], KERNELS.index(x[1]), RINGS.index(x[2]))):
+    order = kernels + sorted({k for _j, k, _r in fio} - set(kernels))
+    for (job, k, r) in sorted(fio, key=lambda x: (x[0], order.index(x[1]), RINGS.index(x[2]))):
         js = fio[(job, k, r)]
         iops = [j["read"]["iops"] for j in js]
         pct = []

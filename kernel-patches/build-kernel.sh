@@ -1,5 +1,6 @@
 #!/bin/bash
-# build-kernel.sh VARIANT...: build bzImage for baseline, patched or upstream.
+# build-kernel.sh VARIANT...: build bzImage for baseline, patched, upstream
+# or any other branch of build/linux.
 #
 # One source tree (build/linux, one branch per variant) and one output folder
 # per variant (build/out/VARIANT). ccache with base_dir = the build folder
@@ -86,10 +87,12 @@ configure() {
 "$here/prepare-tree.sh"
 
 for variant in "$@"; do
-	case "$variant" in
-	baseline|patched|upstream) ;;
-	*) echo "error: unknown kernel '$variant' (baseline, patched or upstream)" >&2; exit 2 ;;
-	esac
+	# the lab's three, or any other branch of build/linux: a developer's
+	# own change, or one patch of the series alone, measured beside them
+	if ! git -C "$tree" rev-parse -q --verify "refs/heads/$variant" >/dev/null; then
+		echo "error: unknown kernel '$variant' (baseline, patched, upstream or a branch of build/linux)" >&2
+		exit 2
+	fi
 	out=$build/out/$variant
 	# Seed a new output folder from a built variant: all three share one
 	# source tree and config, so only what the checkout below touches is
