@@ -1,7 +1,8 @@
 # uring-restrict-lab: what do io_uring's ring restrictions cost?
 # `make help` lists the targets. Settings a user may change:
 
-# KERNEL: the kernel of make vm and make kernel (baseline, patched, upstream)
+# KERNEL: the kernel of make vm and make kernel (baseline, patched, upstream,
+# or any other branch of build/linux)
 KERNEL  ?= patched
 # KERNELS: the kernels make test, make kernels and make bench use
 KERNELS ?= baseline patched upstream
