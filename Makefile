@@ -6,6 +6,11 @@
 KERNEL  ?= patched
 # KERNELS: the kernels make test, make kernels and make bench use
 KERNELS ?= baseline patched upstream
+# DEBUG=1 (default): make test also builds and tests patched-debug and
+# upstream-debug, the same kernels with the sanitizers of
+# kernel-patches/debug.config (KASAN, UBSAN, lockdep, kmemleak); DEBUG=0 skips them
+DEBUG   ?= 1
+DEBUG_KERNELS := $(if $(filter 1,$(DEBUG)),$(addsuffix -debug,$(filter patched upstream,$(KERNELS))))
 # ACCEL: auto probes KVM with a short boot and falls back to TCG; kvm; tcg
 ACCEL   ?= auto
 # ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
@@ -39,7 +44,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
-.PHONY: help deps deps-tools tree kernels kernel vm test test-bin \
+.PHONY: help deps deps-tools tree kernels debug-kernels kernel vm test test-bin \
 	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
@@ -57,8 +62,10 @@ help:
 	@echo '  make plots          draw RUN'"'"'s pictures (PNG, SVG) from its raw data'
 	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
-	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream)'
+	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream;'
+	@echo '                      DEBUG=0: without the sanitizer kernels)'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
+	@echo '  make debug-kernels  build patched-debug and upstream-debug (sanitizers)'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
 	@echo '  make vm             interactive shell in a guest running KERNEL'
 	@echo '  make check-patches  checkpatch.pl --strict on every patch'
@@ -66,7 +73,7 @@ help:
 	@echo '  make deps           install the Debian packages the lab needs'
 	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
 	@echo '  make distclean      remove the whole build folder'
-	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
+	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
 	@echo '          RUN=$(RUN) TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300)) JOBS=$(JOBS)'
 	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
 	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
@@ -102,7 +109,16 @@ kernel: deps
 check-patches: tree
 	@tests/check-patches.sh
 
-test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff
+test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress
+
+# the kernel tree's kselftest harness runs the stress tests
+HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
+$(HARNESS): | deps
+	@kernel-patches/prepare-tree.sh
+
+$(BUILD)/tests/restrict-stress: tests/restrict-stress.c $(HARNESS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a -lpthread
 
 $(BUILD)/tests/restrict-diff: tests/restrict-diff.c | deps
 	@mkdir -p $(@D)
@@ -115,8 +131,11 @@ $(BUILD)/tests/restrictions: tests/restrictions.c | deps
 vm: kernel
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
-test: kernels test-bin bench-bin plugin deps-tools
-	@tests/run.sh $(KERNELS)
+test: kernels debug-kernels test-bin bench-bin plugin deps-tools
+	@tests/run.sh $(KERNELS) $(DEBUG_KERNELS)
+
+debug-kernels: kernels
+	@$(if $(DEBUG_KERNELS),kernel-patches/build-kernel.sh $(DEBUG_KERNELS),true)
 
 bench-bin: $(BENCH_BIN)
 

@@ -61,36 +61,41 @@ kmake() {
 }
 
 configure() {
-	log "configuring: tinyconfig + kernel-patches/lab.config (merge_config.sh)"
+	log "configuring: tinyconfig + ${fragments[*]#"$here/"} (merge_config.sh)"
 	kmake -s tinyconfig >"$out/config.log" 2>&1 || { cat "$out/config.log"; exit 1; }
 	local msgs
 	msgs=$(cd "$out" && ARCH=x86_64 CC="ccache gcc" \
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
-		"$out/.config" "$here/lab.config" 2>&1) || { echo "$msgs"; exit 1; }
+		"$out/.config" "${fragments[@]}" 2>&1) || { echo "$msgs"; exit 1; }
 	# olddefconfig's "override changes choice state" notes are expected:
 	# the fragment overrides tinyconfig's choices on purpose.
 	kmake -s olddefconfig >>"$out/config.log" 2>&1 || { cat "$out/config.log"; exit 1; }
-	# merge_config.sh -m does not verify; do it the way it does without -m.
+	# merge_config.sh -m does not verify; do it the way it does without -m
+	# (a later fragment's value of a symbol wins, as in the merge)
 	local bad=0 sym want got
 	while IFS= read -r want; do
 		sym=${want%%=*}
 		got=$(grep -E "^$sym=|^# $sym is not set" "$out/.config" || true)
 		if [ "$got" != "$want" ]; then
-			echo "error: lab.config asks '$want' but the kernel has '${got:-nothing}'" >&2
+			echo "error: ${fragments[*]##*/} ask '$want' but the kernel has '${got:-nothing}'" >&2
 			bad=1
 		fi
-	done < <(grep -E '^CONFIG_' "$here/lab.config")
+	done < <(cat "${fragments[@]}" | grep -E '^CONFIG_' | tac | sort -s -u -t= -k1,1)
 	[ "$bad" = 0 ] || exit 1
-	cp "$here/lab.config" "$out/.lab.config"
+	cat "${fragments[@]}" >"$out/.lab.config"
 }
 
 "$here/prepare-tree.sh"
 
 for variant in "$@"; do
 	# the lab's three, or any other branch of build/linux: a developer's
-	# own change, or one patch of the series alone, measured beside them
-	if ! git -C "$tree" rev-parse -q --verify "refs/heads/$variant" >/dev/null; then
-		echo "error: unknown kernel '$variant' (baseline, patched, upstream or a branch of build/linux)" >&2
+	# own change, or one patch of the series alone, measured beside them;
+	# NAME-debug is branch NAME with the sanitizers of debug.config
+	branch=${variant%-debug}
+	fragments=("$here/lab.config")
+	[ "$branch" != "$variant" ] && fragments+=("$here/debug.config")
+	if ! git -C "$tree" rev-parse -q --verify "refs/heads/$branch" >/dev/null; then
+		echo "error: unknown kernel '$variant' (baseline, patched, upstream or a branch of build/linux, each optionally NAME-debug)" >&2
 		exit 2
 	fi
 	out=$build/out/$variant
@@ -102,6 +107,8 @@ for variant in "$@"; do
 		for seed in "$build"/out/*/vmlinux; do
 			[ -f "$seed" ] || continue
 			seed=$(dirname "$seed")
+			# another config recompiles everything: no use copying it
+			cat "${fragments[@]}" | cmp -s - "$seed/.lab.config" || continue
 			log "seeding build/out/$variant from build/out/${seed##*/}"
 			rm -rf "$out"
 			cp -a "$seed" "$out"
@@ -121,7 +128,7 @@ for variant in "$@"; do
 	# Up to date: same branch commit and config as the last build, and no
 	# local edits in the tree. Skipping also spares the checkout, whose
 	# mtime changes would make the other variants recompile io_uring.
-	stamp="$(git -C "$tree" rev-parse "refs/heads/$variant") $(sha1sum <"$here/lab.config" | cut -c1-40)"
+	stamp="$(git -C "$tree" rev-parse "refs/heads/$branch") $(cat "${fragments[@]}" | sha1sum | cut -c1-40)"
 	if [ -f "$build/bzImage-$variant" ] && [ "$(cat "$out/.lab-stamp" 2>/dev/null)" = "$stamp" ] &&
 		[ -s "$out/io_ring_ctx.size" ] &&
 		[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
@@ -130,11 +137,11 @@ for variant in "$@"; do
 	fi
 	rm -f "$out/.lab-stamp"
 	# Only the files that differ between branches get new mtimes here.
-	if [ "$(git -C "$tree" symbolic-ref -q --short HEAD || true)" != "$variant" ]; then
-		git -C "$tree" checkout -q "$variant"
+	if [ "$(git -C "$tree" symbolic-ref -q --short HEAD || true)" != "$branch" ]; then
+		git -C "$tree" checkout -q "$branch"
 	fi
 	configured=0
-	if [ ! -f "$out/.config" ] || ! cmp -s "$here/lab.config" "$out/.lab.config"; then
+	if [ ! -f "$out/.config" ] || ! cat "${fragments[@]}" | cmp -s - "$out/.lab.config"; then
 		configure
 		configured=1
 	fi

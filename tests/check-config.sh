@@ -1,6 +1,7 @@
 #!/bin/bash
 # TAP: the hot-path options of kernel-patches/lab.config (its part 1) are
-# Debian's own amd64 values, and every kernel was built with the fragment.
+# Debian's own amd64 values, and every kernel was built with the fragment
+# (a NAME-debug kernel with debug.config after it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -27,14 +28,29 @@ done <<<"$part1"
 	echo "not ok 1 - lab.config part 1 matches Debian's amd64 config"
 rc=$bad
 i=1
+first_prod= first_debug=
+# the name, and what kconfig reads off the host's tools at configure time
+# (pahole arrives with make deps-tools, after the first kernel may have been
+# configured): not the kernel's choices
+host_syms='^CONFIG_(LOCALVERSION|PAHOLE_VERSION)='
+
 for k in "${kernels[@]}"; do
 	i=$((i + 1))
-	if cmp -s "$frag" "$build/out/$k/.lab.config" &&
-		diff -q <(grep -v '^CONFIG_LOCALVERSION' "$build/out/$k/.config") \
-			<(grep -v '^CONFIG_LOCALVERSION' "$build/out/${kernels[0]}/.config") >/dev/null; then
-		echo "ok $i - $k built with lab.config, same .config as ${kernels[0]}"
+	# NAME-debug: lab.config then debug.config (build-kernel.sh); each kind
+	# compared with the first kernel of its kind
+	if [ "${k%-debug}" != "$k" ]; then
+		want=$(cat "$frag" "$lab/kernel-patches/debug.config") what="lab.config + debug.config"
+		first_debug=${first_debug:-$k} ref=$first_debug
 	else
-		echo "not ok $i - $k built with lab.config, same .config as ${kernels[0]}"
+		want=$(cat "$frag") what="lab.config"
+		first_prod=${first_prod:-$k} ref=$first_prod
+	fi
+	if [ "$want" = "$(cat "$build/out/$k/.lab.config" 2>/dev/null)" ] &&
+		diff -q <(grep -Ev "$host_syms" "$build/out/$k/.config") \
+			<(grep -Ev "$host_syms" "$build/out/$ref/.config") >/dev/null; then
+		echo "ok $i - $k built with $what, same .config as $ref"
+	else
+		echo "not ok $i - $k built with $what, same .config as $ref"
 		rc=1
 	fi
 done

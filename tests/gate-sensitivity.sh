@@ -10,6 +10,9 @@
 #             select), in the branch 0005 keeps inline: the gate must fail on
 #             the CQE-skip cell's rows and pass the NOP cells, which such a
 #             cost does not touch
+#   refused   only SQEs the tables send to io_init_req_slow() (a refused
+#             SQE): the gate must fail on the refused cell's check row and
+#             pass the NOP cells
 # The edit is undone and the patched kernel rebuilt on every way out, a
 # kill included.
 set -uo pipefail
@@ -23,9 +26,14 @@ file=io_uring/io_uring.c
 case $where in
 all) anchor='	def = &io_op_defs[opcode];
 	if (unlikely(ctx->drain_active || ctx->drain_next)) {' ;;
-uncommon) anchor='		if (verdict < 0)
-			ret = io_init_req_uncommon(ctx, req, sqe, op, flags);' ;;
-*) echo "usage: $0 [N [all|uncommon]]" >&2; exit 2 ;;
+uncommon) anchor='		else
+			ret = io_init_req_uncommon(ctx, req, sqe,
+						   READ_ONCE(req->opcode),
+						   READ_ONCE(req->flags));' ;;
+refused) anchor='		if (!verdict)
+			ret = io_init_req_slow(ctx, req, sqe, opcode,
+					       sqe_flags);' ;;
+*) echo "usage: $0 [N [all|uncommon|refused]]" >&2; exit 2 ;;
 esac
 
 restore() {
@@ -50,7 +58,8 @@ nops = f'asm volatile(".rept {n}\\n\\tnop\\n\\t.endr");'
 if where == "all":
     new = f"\t{nops}\n" + anchor
 else:
-    head, call = anchor.split("\n")
+    # the branch's statement gets braces and the NOPs before it
+    head, call = anchor.split("\n", 1)
     new = f"{head} {{\n\t\t\t{nops}\n{call}\n\t\t}}"
 s = s.replace(anchor, new, 1)
 open(path, "w").write(s)
@@ -66,6 +75,10 @@ rc=${PIPESTATUS[0]}
 if [ "$where" = all ]; then
 	caught=$([ "$rc" = 1 ] && grep -qE '^nop-b(1|32) +(un)?restricted .*FAIL' "$out" && echo 1)
 	what="the NOP cells"
+elif [ "$where" = refused ]; then
+	caught=$([ "$rc" = 1 ] && grep -qE '^deny-b32 +check .*FAIL' "$out" &&
+		! grep -qE '^nop-b(1|32) .*FAIL' "$out" && echo 1)
+	what="the refused cell's check and not the NOP cells"
 else
 	# caught on the CQE-skip cell (every SQE takes the branch; in the
 	# drain cell one SQE in 32 does), and the NOP rows stay ok

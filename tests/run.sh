@@ -44,8 +44,12 @@ rm -f "$build"/vm/diff-*.txt "$build"/vm/diff-*.err
 for kernel in "$@"; do
 	out=$build/vm/test-$kernel
 	echo "== tests on $kernel"
-	KERNEL=$kernel VM_OUT=$out "$lab/vm/run.sh" -- \
-		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "${DIFF_POLICIES:-1000}" |
+	# a sanitizer kernel under TCG runs the same tests several times slower
+	limit=${TIMEOUT:-}
+	[ "${kernel%-debug}" != "$kernel" ] && limit=${TIMEOUT:-2400}
+	KERNEL=$kernel VM_OUT=$out TIMEOUT=$limit "$lab/vm/run.sh" -- \
+		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "${DIFF_POLICIES:-1000}" \
+		"${STRESS_SECONDS:-10}" |
 		tr -d '\r' | tee "$out.tap"
 	rc=${PIPESTATUS[0]}
 	"$here/boot-health.sh" "$out" "$kernel" | tee -a "$out.tap"
@@ -56,60 +60,71 @@ done
 # get the same answers from our series as from upstream (guest-run.sh).
 # DIFF_SEED and DIFF_POLICIES pick another stream or a longer one.
 # Both kernels tested but an answer file missing is a failure, not a skip.
-diff_both=
-case " $* " in *" patched "*) case " $* " in *" upstream "*) diff_both=1 ;; esac ;; esac
-if [ -n "$diff_both" ]; then
-	echo "== differential: patched against upstream (tests/restrict-diff.c)"
+# differential PATCHED UPSTREAM SUFFIX: compare the two kernels' answers
+differential() {
+	local pk=$1 uk=$2 sfx=$3 verdict denied k
+	echo "== differential: $pk against $uk (tests/restrict-diff.c)"
 	{
 		echo "1..2"
-		if [ ! -s "$build/vm/diff-patched.txt" ] || [ ! -s "$build/vm/diff-upstream.txt" ]; then
-			echo "not ok 1 - restrict-diff: no answers from patched or upstream (build/vm/diff-*.txt missing or empty)"
-		elif verdict=$("$here/diff-answers.py" "$build/vm/diff-patched.txt" "$build/vm/diff-upstream.txt" 2>&1); then
-			echo "ok 1 - restrict-diff: patched and upstream $verdict (seed ${DIFF_SEED:-1}: $(tail -1 "$build/vm/diff-patched.txt" | sed 's/^# //'))"
+		if [ ! -s "$build/vm/diff-$pk.txt" ] || [ ! -s "$build/vm/diff-$uk.txt" ]; then
+			echo "not ok 1 - restrict-diff: no answers from $pk or $uk (build/vm/diff-*.txt missing or empty)"
+		elif verdict=$("$here/diff-answers.py" "$build/vm/diff-$pk.txt" "$build/vm/diff-$uk.txt" 2>&1); then
+			echo "ok 1 - restrict-diff: $pk and $uk $verdict (seed ${DIFF_SEED:-1}: $(tail -1 "$build/vm/diff-$pk.txt" | sed 's/^# //'))"
 		else
-			echo "not ok 1 - restrict-diff: patched and upstream differ; first difference:"
+			echo "not ok 1 - restrict-diff: $pk and $uk differ; first difference:"
 			printf '%s\n' "$verdict" | cut -c1-200 | sed 's/^/#   /'
 		fi
 		# timing-dependent CQE stalls rerun the case (restrict-diff.c);
 		# a case still stalled is compared up to its stall (diff-answers.py)
-		for k in patched upstream; do
+		for k in "$pk" "$uk"; do
 			sed "s/^# /#   $k: /" "$build/vm/diff-$k.err" 2>/dev/null
 		done
 		# a run that denies nothing would agree trivially: want one a policy
-		denied=$(tail -1 "$build/vm/diff-patched.txt" 2>/dev/null | sed -n 's/.* \([0-9]*\) -EACCES.*/\1/p')
+		denied=$(tail -1 "$build/vm/diff-$pk.txt" 2>/dev/null | sed -n 's/.* \([0-9]*\) -EACCES.*/\1/p')
 		if [ "${denied:-0}" -ge "${DIFF_POLICIES:-1000}" ]; then
 			echo "ok 2 - restrict-diff: $denied SQEs denied with -EACCES, so the check was exercised"
 		else
 			echo "not ok 2 - restrict-diff: only ${denied:-0} SQEs denied: the run did not exercise the check"
 		fi
-	} | tee "$build/vm/diff.tap"
-	count differential "$build/vm/diff.tap" 0
-fi
+	} | tee "$build/vm/diff$sfx.tap"
+	count "differential$sfx" "$build/vm/diff$sfx.tap" 0
+}
+for sfx in "" -debug; do
+	case " $* " in *" patched$sfx "*) case " $* " in *" upstream$sfx "*)
+		differential "patched$sfx" "upstream$sfx" "$sfx" ;; esac ;; esac
+done
 
 # Tracing (make trace's tools) on one kernel with restrictions: under
-# -icount with the insn-count plugin, as make trace boots it.
-tk=
+# -icount with the insn-count plugin, as make trace boots it; a production
+# kernel (a sanitizer kernel's figures would trace the sanitizers).
+prod=()
 for k in "$@"; do
+	[ "${k%-debug}" = "$k" ] && prod+=("$k")
+done
+tk=
+for k in "${prod[@]}"; do
 	[ "$k" != baseline ] && { tk=$k; break; }
 done
-tk=${tk:-$1}
-out=$build/vm/trace-$tk
-rm -rf "$out"
-mkdir -p "$out/raw/$tk"
-echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
-ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
-	PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" \
-	"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
-rc=${PIPESTATUS[0]}
-cp "$build/out/$tk/System.map" "$build/out/$tk/io_ring_ctx.size" "$out/raw/$tk/"
-"$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
-count tracing "$out.tap" "$rc"
+tk=${tk:-${prod[0]:-}}
+if [ -n "$tk" ]; then
+	out=$build/vm/trace-$tk
+	rm -rf "$out"
+	mkdir -p "$out/raw/$tk"
+	echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
+	ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
+		PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" \
+		"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
+	rc=${PIPESTATUS[0]}
+	cp "$build/out/$tk/System.map" "$build/out/$tk/io_ring_ctx.size" "$out/raw/$tk/"
+	"$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
+	count tracing "$out.tap" "$rc"
+fi
 
 # make bench when a guest step and a whole boot hang: the report is still
 # written from what was measured (tests/bench-hang.sh). Two kernels with
 # restrictions if there are two, else any two.
 hk=() rk=()
-for k in "$@"; do
+for k in "${prod[@]}"; do
 	[ "$k" != baseline ] && hk+=("$k") || rk+=("$k")
 done
 hk+=("${rk[@]}")

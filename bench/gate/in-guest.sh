@@ -20,9 +20,10 @@ part_of_gate=${GATE_PART:-insn}
 export BENCH_CLOCK_FILE=$out/.clock
 # the gate's cells, sized as make bench's (about 15 M instructions a run):
 # the headline NOP and read cells, the uncommon flag classes that 0005
-# keeps inline (CQE skip, drain, buffer select) and 64 rings in turn
+# keeps inline (CQE skip, drain, buffer select), refused NOPs (the call to
+# io_init_req_slow()) and 64 rings in turn
 cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
-	"skip -b 32 -n 50000" "drain -b 32 -n 50000")
+	"skip -b 32 -n 50000" "drain -b 32 -n 50000" "deny -b 32 -n 40000")
 bin=/tmp/gate-bin
 mkdir -p "$bin" "$out"
 cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
