@@ -111,7 +111,8 @@ kernel: deps
 check-patches: tree
 	@tests/check-patches.sh
 
-test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress
+test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
+	$(BUILD)/tests/restrict-bypass
 
 # the kernel tree's kselftest harness runs the stress tests
 HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
@@ -121,6 +122,10 @@ $(HARNESS): | deps
 $(BUILD)/tests/restrict-stress: tests/restrict-stress.c $(HARNESS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a -lpthread
+
+$(BUILD)/tests/restrict-bypass: tests/restrict-bypass.c $(HARNESS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
 $(BUILD)/tests/restrict-diff: tests/restrict-diff.c | deps
 	@mkdir -p $(@D)

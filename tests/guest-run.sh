@@ -21,6 +21,9 @@ if [ -w "$leaks" ]; then
 fi
 /tmp/restrictions --kernel "$kind"
 rc=$?
+echo "# bypass attempts: links, io-wq, SQPOLL, ring fds, personalities, MSG_RING, fork"
+cp "$(dirname "$bin")/restrict-bypass" /tmp/restrict-bypass
+(cd /tmp && LAB_KERNEL=$kind ./restrict-bypass) || rc=1
 echo "# concurrency: threads racing registration, enable and submission"
 cp "$(dirname "$bin")/restrict-stress" /tmp/restrict-stress
 (cd /tmp && LAB_KERNEL=$kind STRESS_SECONDS=$stress_seconds ./restrict-stress) || rc=1
