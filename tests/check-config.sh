@@ -28,7 +28,7 @@ done <<<"$part1"
 	echo "not ok 1 - lab.config part 1 matches Debian's amd64 config"
 rc=$bad
 i=1
-first_prod= first_debug=
+first_prod='' first_debug=''
 # the name, and what kconfig reads off the host's tools at configure time
 # (pahole arrives with make deps-tools, after the first kernel may have been
 # configured): not the kernel's choices
