@@ -119,11 +119,11 @@ HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
 $(HARNESS): | deps
 	@kernel-patches/prepare-tree.sh
 
-$(BUILD)/tests/restrict-stress: tests/restrict-stress.c $(HARNESS) | deps
+$(BUILD)/tests/restrict-stress: tests/restrict-stress.c tests/uring-test.h $(HARNESS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a -lpthread
 
-$(BUILD)/tests/restrict-bypass: tests/restrict-bypass.c $(HARNESS) | deps
+$(BUILD)/tests/restrict-bypass: tests/restrict-bypass.c tests/uring-test.h $(HARNESS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 

@@ -25,33 +25,9 @@
 #include <liburing.h>
 
 #include "kselftest_harness.h"
+#include "uring-test.h"
 
 #define UD_WRITE	0x77
-
-static int reg(int fd, unsigned int op, const void *arg, unsigned int nr)
-{
-	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int feature(void)
-{
-	const char *k = getenv("LAB_KERNEL");
-
-	return !k || strcmp(k, "baseline");
-}
-
-static uint64_t one = 1;
-
-static int writes(int efd)
-{
-	uint64_t v = 0;
-
-	if (read(efd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
-}
 
 FIXTURE(ring) {
 	struct io_uring ring;

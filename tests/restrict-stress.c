@@ -44,32 +44,10 @@
 #include <liburing.h>
 
 #include "kselftest_harness.h"
+#include "uring-test.h"
 
 #define UD_NOP		1
 #define UD_WRITE	2
-
-static int reg(int fd, unsigned int op, const void *arg, unsigned int nr)
-{
-	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int enter(int fd, unsigned int to_submit, unsigned int min_complete,
-		 unsigned int flags)
-{
-	int ret = syscall(__NR_io_uring_enter, fd, to_submit, min_complete,
-			  flags, NULL, 0);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int feature(void)
-{
-	const char *k = getenv("LAB_KERNEL");
-
-	return !k || strcmp(k, "baseline");
-}
 
 static double now(void)
 {
@@ -125,8 +103,6 @@ static int enable(int fd)
 	return reg(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
 }
 
-static uint64_t one = 1;
-
 /* a NOP and a write of 1 to @efd, the write being the side effect */
 static void queue_pair(struct io_uring *ring, int efd)
 {
@@ -157,16 +133,6 @@ static int reap_pair(struct io_uring *ring, int res[3])
 		io_uring_cqe_seen(ring, cqe);
 	}
 	return 0;
-}
-
-/* how many writes reached @efd (0 if none) */
-static int writes(int efd)
-{
-	uint64_t v = 0;
-
-	if (read(efd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
 }
 
 FIXTURE(stress) {
