@@ -127,11 +127,11 @@ $(BUILD)/tests/restrict-bypass: tests/restrict-bypass.c tests/uring-test.h $(HAR
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
-$(BUILD)/tests/restrict-diff: tests/restrict-diff.c | deps
+$(BUILD)/tests/restrict-diff: tests/restrict-diff.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -l:liburing.a
 
-$(BUILD)/tests/restrictions: tests/restrictions.c | deps
+$(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
 

@@ -27,6 +27,8 @@
 #include <sys/syscall.h>
 #include <liburing.h>
 
+#include "uring-test.h"
+
 static uint64_t rng_state;
 
 /* xorshift64*: the same stream from the same seed, everywhere */
@@ -72,13 +74,6 @@ static uint8_t random_flags(void)
 	if ((rnd() & 15) == 0)
 		f |= 0x80;
 	return f;
-}
-
-static int reg(int fd, unsigned int op, const void *arg, unsigned int nr)
-{
-	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
-
-	return ret < 0 ? -errno : ret;
 }
 
 static int cmp_cqe(const void *a, const void *b)

@@ -22,20 +22,14 @@
 #include <sys/uio.h>
 #include <liburing.h>
 
+#include "uring-test.h"
+
 #define T_OK		0
 #define T_FAIL		1
 
 static int have_feature;	/* patched, upstream */
 static void *page;		/* anonymous memory for REGISTER_BUFFERS */
 static const char *kernel;
-
-/* io_uring_register(2) without liburing: every error as -errno */
-static int reg(int fd, unsigned int op, const void *arg, unsigned int nr)
-{
-	int ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
-
-	return ret < 0 ? -errno : ret;
-}
 
 /*
  * A CQE that never comes (a broken kernel, or a check that let an
@@ -46,15 +40,6 @@ static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
 	struct __kernel_timespec ts = { .tv_sec = 5 };
 
 	return io_uring_wait_cqe_timeout(ring, cqe, &ts);
-}
-
-static int enter(int fd, unsigned int to_submit, unsigned int min_complete,
-		 unsigned int flags)
-{
-	int ret = syscall(__NR_io_uring_enter, fd, to_submit, min_complete,
-			  flags, NULL, 0);
-
-	return ret < 0 ? -errno : ret;
 }
 
 #define CHECK(cond, ...) do {						\

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the kselftest-harness tests (restrict-stress.c, restrict-bypass.c)
- * share: raw io_uring syscalls with errors as -errno, the kernel under
+ * What the lab's io_uring tests (restrictions.c, restrict-diff.c,
+ * restrict-stress.c, restrict-bypass.c) share: raw io_uring syscalls with errors as -errno, the kernel under
  * test, and the eventfd every refused SQE would write to.
  */
 #ifndef LAB_URING_TEST_H
@@ -40,7 +40,7 @@ static inline int feature(void)
 }
 
 /* what a refused SQE would write: IORING_OP_WRITE of this to an eventfd */
-static uint64_t one = 1;
+static const uint64_t one __attribute__((unused)) = 1;
 
 /* how many such writes reached @efd (0 if none) */
 static inline int writes(int efd)
