@@ -51,8 +51,11 @@ else:
     total = next((float(r["delta_per_op"]) for r in at if r["function"] == "[total]"), 0)
     funcs = [r for r in at if r["function"] != "[total]"]
     top = funcs[0] if funcs else {"function": "?", "delta_per_op": "0"}
-    # a check that costs an allowed SQE nothing leaves nothing to attribute
-    free = abs(total) < 0.5 and all(abs(float(r["delta_per_op"])) < 0.5 for r in funcs)
+    # a check that costs an allowed SQE nothing leaves no function with half
+    # an instruction to attribute; the total may still move by a fraction
+    # of an instruction per op with deferred work (an RCU batch freeing
+    # slab objects) that lands in one window and not the other
+    free = abs(total) < 2 and all(abs(float(r["delta_per_op"])) < 0.5 for r in funcs)
     tap(free or (top["function"] == "io_submit_sqes" and float(top["delta_per_op"]) >= 0.8 * total > 0),
         f"insn-count plugin: the restricted ring's {total:+.2f} instructions/op are "
         + ("below half an instruction in every function" if free else

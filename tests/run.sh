@@ -134,6 +134,11 @@ if [ "${#hk[@]}" -ge 2 ]; then
 	count bench-hang "$build/vm/bench-hang.tap" "${PIPESTATUS[0]}"
 fi
 
+# one table: each bypass and stress scenario, each kernel's verdict and
+# its kernel log status (tests/verdicts.tsv says what each test asserts)
+echo "== verdicts per scenario and kernel ($build/vm/VERDICTS.md)"
+"$here/verdict-table.py" "$build/vm" "$@"
+
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"
