@@ -112,7 +112,7 @@ check-patches: tree
 	@tests/check-patches.sh
 
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
-	$(BUILD)/tests/restrict-bypass
+	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro
 
 # the kernel tree's kselftest harness runs the stress tests
 HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
@@ -130,6 +130,10 @@ $(BUILD)/tests/restrict-bypass: tests/restrict-bypass.c tests/uring-test.h $(HAR
 $(BUILD)/tests/restrict-diff: tests/restrict-diff.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -l:liburing.a
+
+$(BUILD)/tests/drain-repro: tests/drain-repro.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -luring
 
 $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
