@@ -92,8 +92,7 @@ static void jitter(unsigned int *seed)
 /* allow exactly @op (IORING_OP_NOP or IORING_OP_WRITE) */
 static int restrict_to(int fd, __u8 op)
 {
-	struct io_uring_restriction r = {
-		.opcode = IORING_RESTRICTION_SQE_OP, .sqe_op = op };
+	struct io_uring_restriction r = r_sqe_op(op);
 
 	return reg(fd, IORING_REGISTER_RESTRICTIONS, &r, 1);
 }

@@ -56,24 +56,6 @@ static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
 	      (got), strerror((got) < 0 ? -(got) : 0), (want),		\
 	      strerror((want) < 0 ? -(want) : 0))
 
-static struct io_uring_restriction r_sqe_op(__u8 op)
-{
-	return (struct io_uring_restriction){
-		.opcode = IORING_RESTRICTION_SQE_OP, .sqe_op = op };
-}
-
-static struct io_uring_restriction r_register_op(__u8 op)
-{
-	return (struct io_uring_restriction){
-		.opcode = IORING_RESTRICTION_REGISTER_OP, .register_op = op };
-}
-
-static struct io_uring_restriction r_flags(__u16 kind, __u8 flags)
-{
-	return (struct io_uring_restriction){
-		.opcode = kind, .sqe_flags = flags };
-}
-
 static int ring_init(struct io_uring *ring, unsigned int flags)
 {
 	struct io_uring_params p = { .flags = flags };

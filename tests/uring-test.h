@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the lab's io_uring tests (restrictions.c, restrict-diff.c,
- * restrict-stress.c, restrict-bypass.c) share: raw io_uring syscalls with errors as -errno, the kernel under
- * test, and the eventfd every refused SQE would write to.
+ * restrict-stress.c, restrict-bypass.c) share: raw io_uring syscalls with
+ * errors as -errno, policy entries, the kernel under test, and the eventfd
+ * every refused SQE would write to.
  */
 #ifndef LAB_URING_TEST_H
 #define LAB_URING_TEST_H
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <linux/io_uring.h>
 
 static inline int reg(int fd, unsigned int op, const void *arg,
 		      unsigned int nr)
@@ -29,6 +31,26 @@ static inline int enter(int fd, unsigned int to_submit,
 			  flags, NULL, 0);
 
 	return ret < 0 ? -errno : ret;
+}
+
+/* one entry of an IORING_REGISTER_RESTRICTIONS policy */
+static inline struct io_uring_restriction r_sqe_op(__u8 op)
+{
+	return (struct io_uring_restriction){
+		.opcode = IORING_RESTRICTION_SQE_OP, .sqe_op = op };
+}
+
+static inline struct io_uring_restriction r_register_op(__u8 op)
+{
+	return (struct io_uring_restriction){
+		.opcode = IORING_RESTRICTION_REGISTER_OP, .register_op = op };
+}
+
+/* @kind: IORING_RESTRICTION_SQE_FLAGS_ALLOWED or _REQUIRED */
+static inline struct io_uring_restriction r_flags(__u16 kind, __u8 flags)
+{
+	return (struct io_uring_restriction){
+		.opcode = kind, .sqe_flags = flags };
 }
 
 /* LAB_KERNEL=baseline: ring restrictions are absent */
