@@ -46,7 +46,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
-.PHONY: help deps deps-tools tree kernels debug-kernels kernel vm test test-bin \
+.PHONY: help deps deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
 	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
@@ -66,6 +66,8 @@ help:
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
 	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream;'
 	@echo '                      DEBUG=1: also the sanitizer kernels)'
+	@echo '  make fuzz           the differential test, long: a million SQEs on patched and upstream'
+	@echo '                      (FUZZ_SEED=N FUZZ_SQES=N); a difference is printed and minimised'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
 	@echo '  make debug-kernels  build patched-debug and upstream-debug (sanitizers)'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
@@ -112,7 +114,7 @@ check-patches: tree
 	@tests/check-patches.sh
 
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
-	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro
+	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order
 
 # the kernel tree's kselftest harness runs the stress tests
 HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
@@ -131,9 +133,13 @@ $(BUILD)/tests/restrict-diff: tests/restrict-diff.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -l:liburing.a
 
-$(BUILD)/tests/drain-repro: tests/drain-repro.c | deps
+$(BUILD)/tests/drain-repro: tests/drain-repro.c tests/drain-replay.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
+
+$(BUILD)/tests/drain-order: tests/drain-order.c tests/drain-replay.h tests/uring-test.h $(HARNESS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
 $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
@@ -144,6 +150,9 @@ vm: kernel
 
 test: kernels debug-kernels test-bin bench-bin plugin deps-tools
 	@tests/run.sh $(KERNELS) $(DEBUG_KERNELS)
+
+fuzz: kernels test-bin
+	@tests/fuzz.sh
 
 debug-kernels: kernels
 	@$(if $(DEBUG_KERNELS),kernel-patches/build-kernel.sh $(DEBUG_KERNELS),true)

@@ -8,7 +8,7 @@ kernel=$1
 kind=${kernel%-debug}
 bin=$2
 diff_seed=${3:-1}
-diff_policies=${4:-1000}
+diff_policies=${4:-10000}
 stress_seconds=${5:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 leaks=/sys/kernel/debug/kmemleak
@@ -27,6 +27,9 @@ cp "$(dirname "$bin")/restrict-bypass" /tmp/restrict-bypass
 echo "# concurrency: threads racing registration, enable and submission"
 cp "$(dirname "$bin")/restrict-stress" /tmp/restrict-stress
 (cd /tmp && LAB_KERNEL=$kind STRESS_SECONDS=$stress_seconds ./restrict-stress) || rc=1
+echo "# IOSQE_IO_DRAIN with failures after the drain (issue 15, patch 0010)"
+cp "$(dirname "$bin")/drain-order" /tmp/drain-order
+(cd /tmp && LAB_KERNEL=$kind ./drain-order) || rc=1
 echo "# benchmark smoke tests"
 "$here/bench-smoke.sh" "$kind" || rc=1
 # the differential test's answers, compared by tests/run.sh between the

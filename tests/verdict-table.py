@@ -9,7 +9,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASE = re.compile(r'^(not )?ok \d+ ((?:ring|stress)\.\S+)')
+CASE = re.compile(r'^(not )?ok \d+ ((?:ring|stress|drain)\.\S+)')
 
 
 def expected(path):

@@ -1,0 +1,42 @@
+#!/bin/bash
+# make fuzz: the differential test's long mode. One boot each of patched
+# and upstream runs restrict-diff over FUZZ_SQES SQEs (default a million,
+# eight per case) from FUZZ_SEED (default: the time, printed); the answers
+# must agree (tests/diff-answers.py). On a difference it prints the seed,
+# the case and the command that replays it, and minimises the case
+# (tests/minimise-diff.py). Answers under build/vm/fuzz-SEED/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lab=$(cd "$here/.." && pwd)
+build=${BUILD:-$lab/build}
+seed=${FUZZ_SEED:-$(date +%s)}
+sqes=${FUZZ_SQES:-1000000}
+per=8
+cases=$(((sqes + per - 1) / per))
+out=$build/vm/fuzz-$seed
+rm -rf "$out"
+mkdir -p "$out"
+echo "== fuzz: seed $seed, $cases cases of $per SQEs ($((cases * per)) SQEs), answers in $out"
+for k in patched upstream; do
+	start=$(date +%s)
+	echo "== fuzz on $k (progress every 10000 cases)"
+	KERNEL=$k VM_OUT=$out/$k "$lab/vm/run.sh" -- "$here/diff-guest.sh" \
+		"$build/tests/restrict-diff" "$out/$k.txt" -s "$seed" -n "$cases" -k "$per" -p 10000 |
+		tr -d '\r' | grep --line-buffered -E '^(# restrict-diff|vm:)'
+	if [ ! -s "$out/$k.txt" ]; then
+		echo "fuzz: no answers from $k (boot or run lost; see $out/$k/console.log)"
+		exit 1
+	fi
+	echo "$k: $(tail -1 "$out/$k.txt" | sed 's/^# //') in $(($(date +%s) - start)) s"
+done
+if verdict=$("$here/diff-answers.py" "$out/patched.txt" "$out/upstream.txt"); then
+	echo "fuzz seed $seed: $verdict"
+	exit 0
+fi
+echo "fuzz seed $seed: patched and upstream DISAGREE"
+printf '%s\n' "$verdict" | cut -c1-400
+line=$(printf '%s\n' "$verdict" | sed -n 's/^< //p' | head -1)
+id=$(printf '%s\n' "$line" | sed -n 's/^case \([0-9]*\) .*/\1/p')
+[ -n "$id" ] && echo "replay it: restrict-diff -s $seed -c $id (in a guest of each kernel)"
+[ -n "$line" ] && "$here/minimise-diff.py" "$line" "$out/minimise"
+exit 1
