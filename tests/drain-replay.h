@@ -5,7 +5,7 @@
  *
  * A batch is "op/flags" in hex per SQE, comma-separated; a "p" gives the
  * SQE an unregistered personality (refused after io_init_req() has handled
- * IOSQE_IO_DRAIN). Every SQE is on fd -1 with all else zero (a SENDMSG's
+ * IOSQE_IO_DRAIN), an "s" says its CQE may be suppressed. Every SQE is on fd -1 with all else zero (a SENDMSG's
  * msghdr is NULL) and user_data = its position from 1. The batch is
  * submitted at once and each CQE waited for at most a second: under TCG
  * these complete in microseconds, so a missing one has stalled. A
@@ -82,8 +82,12 @@ static inline int replay_on(struct io_uring *ring, const char *spec,
 		sqe->flags = fl;
 		sqe->fd = -1;
 		sqe->user_data = ++b->n;
-		/* a CQE_SKIP_SUCCESS NOP posts nothing when it succeeds */
-		if (!(fl & IOSQE_CQE_SKIP_SUCCESS))
+		/*
+		 * A CQE_SKIP_SUCCESS NOP posts nothing when it succeeds, nor
+		 * does an SQE marked "s" (a link member whose failed
+		 * skip-flagged head suppresses its CQE).
+		 */
+		if (!(fl & IOSQE_CQE_SKIP_SUCCESS) && !strchr(tok, 's'))
 			b->must |= 1ULL << (b->n - 1);
 		if (strchr(tok, 'p'))
 			sqe->personality = 0xffff;
