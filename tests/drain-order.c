@@ -138,6 +138,12 @@ TEST_F(drain, skip_head_hides_link_cqe)
 	drain_case(_metadata, "ff/44,0/0s,0/2", 3, STALL);
 }
 
+/* the same with IOSQE_BUFFER_SELECT on a NOP, -EOPNOTSUPP that early */
+TEST_F(drain, skip_head_bufsel_hides_link_cqe)
+{
+	drain_case(_metadata, "0/64,0/0s,0/2", 3, STALL);
+}
+
 /*
  * A drain inside a link drains the request after the link too, even when
  * a CQE_SKIP_SUCCESS request later in the link set drain_disabled (patch
