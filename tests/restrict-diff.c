@@ -5,8 +5,8 @@
  *		policy, random register calls after enable and a random
  *		batch of SQEs; one line per case says what the kernel
  *		answered. Run on two kernels, the outputs must be identical,
- *		but for upstream 6.1's known drain stall
- *		(tests/diff-answers.py compares).
+ *		but where upstream 6.1's own drain failed (patches 0010-0013;
+ *		tests/diff-answers.py compares).
  *
  * Usage: restrict-diff [-s SEED] [-n CASES] [-k SQES] [-c CASE] [-p EVERY]
  *        restrict-diff -r FILE
@@ -34,11 +34,11 @@
  *
  * IOSQE_CQE_SKIP_SUCCESS makes the number of CQEs depend on the answers
  * (a failed CQE_SKIP link head skips its cancelled links' CQEs too), so a
- * batch that draws it draws no IOSQE_ASYNC, no SQPOLL ring and no link left
- * open at its end (which 6.1 sends to io-wq): then every
- * CQE is posted before io_uring_enter() returns (task_work runs on the way
- * out, DEFER_TASKRUN's when asked for), and what is in the CQ ring then is
- * the whole answer. Such a batch drains nothing before its first CQE_SKIP
+ * batch that draws it draws no IOSQE_ASYNC, no SQPOLL ring and no link
+ * left open at its end (which 6.1 sends to io-wq): then every CQE is
+ * posted before io_uring_enter() returns (task_work runs on the way out,
+ * DEFER_TASKRUN's when asked for), and what is in the CQ ring then is the
+ * whole answer. Such a batch drains nothing before its first CQE_SKIP
  * SQE, so that no drain can wait on a CQE that is skipped.
  *
  * An answer line: "case N <case> => setup S register R enable E calls
