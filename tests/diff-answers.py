@@ -12,11 +12,18 @@ before an earlier SQE's) or that stalled is accepted when
 
 - its answers match patched's up to the CQEs, and so do the CQEs of the
   SQEs before the first drained one (from the head of its link);
-- past the drain nothing more is compared, as the SQEs after it may
-  have taken other paths (io-wq or inline) and met other errors first,
-  but for this: a CQE missing from a stalled upstream line must not be
-  one patched refused (-EACCES, -EINVAL), as a refused SQE that never
-  completes would be a bug of the check.
+- past the drain, the SQEs may have taken other paths (io-wq or inline,
+  io_req_prep_async() or issue) and met other errors first: both kernels
+  must post for the same SQEs, and agree wherever either answer is one
+  io_init_req() gives (-EACCES, -EINVAL, -EOPNOTSUPP); a stalled
+  upstream line may miss CQEs, but not one patched refused (-EACCES,
+  -EINVAL), as a refused SQE that never completes would be a bug of the
+  check.
+
+The same comparison applies where upstream released a drain early without
+its own CQEs showing it: lines that differ only past a drain, only in
+errors io_init_req() does not give (e.g. -EFAULT from a RECVMSG that
+went through io_req_prep_async() on patched, -EBADF at issue upstream).
 
 The closing comment's counts may then differ (they count what came).
 Prints "agree ..." or the first difference; exits 0 when the answers agree.
@@ -28,6 +35,9 @@ from collections import Counter
 IOSQE_IO_DRAIN = 0x02
 IOSQE_LINKS = 0x04 | 0x08  # IOSQE_IO_LINK, IOSQE_IO_HARDLINK
 REFUSALS = {"-13", "-22"}
+# what io_init_req() answers, whichever path the SQE then takes:
+# -EACCES (a restriction), -EINVAL, -EOPNOTSUPP
+INIT_ERRORS = {"-13", "-22", "-95"}
 COUNTS = re.compile(r"\d+ stalled: \d+ -EACCES, \d+ -EINVAL, \d+ -EOPNOTSUPP|"
                     r"\d+ CQEs skipped, \d+ notifications, \d+ drains early")
 
@@ -68,8 +78,6 @@ def upstream_stall(lp, lu):
         return "the cases differ: not the same generator or seed"
     if sp:
         return "patched stalled: a CQE that must come never did"
-    if not su:
-        return "the answers differ"
     if hp != hu:
         return "they differ before the CQEs"
     first_drain = next((i for i, f in enumerate(flags) if f & IOSQE_IO_DRAIN), None)
@@ -77,20 +85,47 @@ def upstream_stall(lp, lu):
     while first_drain and flags[first_drain - 1] & IOSQE_LINKS:
         first_drain -= 1
     if first_drain is None:
-        return "upstream's drain failed, but no SQE is drained"
+        return "the answers differ" if not su else \
+            "upstream's drain failed, but no SQE is drained"
 
     def before(q):
         return Counter({t: n for t, n in q.items() if int(t.split(":")[0]) <= first_drain})
     if before(qp) != before(qu):
         return "they differ before the first drained SQE"
+    if not su:
+        # upstream released the drain early without its own CQEs showing
+        # it: past the drain only the errors that depend on the path an
+        # SQE took (io-wq or inline, io_req_prep_async() or issue) may
+        # differ; what io_init_req() decides must not
+        return after_drain_verdicts(qp, qu, first_drain)
     # the drain did not hold upstream: the SQEs after it may have taken
     # other paths (io-wq or inline) and met other errors first
     if not stalled:
-        return None
+        return after_drain_verdicts(qp, qu, first_drain)
     for tok in qp - qu:
         res = tok.split(":")[1]
         if res in REFUSALS:
             return f"CQE {tok} missing upstream, where patched refused it"
+    return None
+
+
+def after_drain_verdicts(qp, qu, first_drain):
+    """None when, past the drain, both posted a CQE for the same SQEs and
+    agree wherever either answer is one io_init_req() gives"""
+    def past(q):
+        out = {}
+        for tok in q.elements():
+            ud, res = tok.split(":")[:2]
+            if int(ud) > first_drain:
+                out.setdefault(ud, []).append(res)
+        return out
+    pp, pu = past(qp), past(qu)
+    if pp.keys() != pu.keys():
+        return "they differ in which SQEs past the drain posted"
+    for ud in pp:
+        for a, b in zip(sorted(pp[ud]), sorted(pu[ud])):
+            if a != b and (a in INIT_ERRORS or b in INIT_ERRORS):
+                return f"SQE {ud} past the drain: {a} against {b}"
     return None
 
 
@@ -109,7 +144,9 @@ def compare(la, lb):
         why = upstream_stall(la, lb)
     except Bad as e:
         why = str(e)
-    return why, None if why else ("stalled" if lb.endswith(" stalled") else "early")
+    kind = "stalled" if lb.endswith(" stalled") else \
+        "early" if lb.endswith(" drain-early") else "path"
+    return why, None if why else kind
 
 
 def main():
@@ -122,7 +159,7 @@ def main():
     if len(a) != len(b):
         print(f"differ: {len(a)} lines against {len(b)}")
         return 1
-    stalls, early, counts = [], [], None
+    stalls, early, paths, counts = [], [], [], None
     for n, (la, lb) in enumerate(zip(a, b), 1):
         if la.startswith("# ") and lb.startswith("# ") and la != lb and \
                 COUNTS.sub("", la) == COUNTS.sub("", lb):
@@ -133,13 +170,16 @@ def main():
             print(f"differ at line {n} ({why}):\n< {la}\n> {lb}")
             return 1
         if kind:
-            (stalls if kind == "stalled" else early).append(la.split(" ring ")[0])
-    if counts and not stalls:
+            {"stalled": stalls, "early": early, "path": paths}[kind].append(
+                la.split(" ring ")[0])
+    if counts and not (stalls or early or paths):
         n, la, lb = counts
         print(f"differ at line {n}:\n< {la}\n> {lb}")
         return 1
     tail = ""
-    for what, cases in (("stalled", stalls), ("ran a drain early", early)):
+    for what, cases in (("stalled", stalls), ("ran a drain early", early),
+                        ("answered differently past a drain only in "
+                         "path-dependent errors", paths)):
         if cases:
             shown = ", ".join(cases[:4]) + (", ..." if len(cases) > 4 else "")
             tail += (f"; upstream {what} in {len(cases)} case(s) (known 6.1 "
