@@ -393,8 +393,8 @@ static bool run_case(FILE *out, const struct dcase *c)
 	 * With CQE_SKIP, which posts depends on the answers, and the
 	 * batch is inline-only: what the CQ ring holds is the answer.
 	 */
-	for (i = 0; i < (unsigned int)(submitted > 0 ? submitted : 0) && i < c->nsqe; i++)
-		seen[i] = any_flag(c, IOSQE_CQE_SKIP_SUCCESS);
+	if (any_flag(c, IOSQE_CQE_SKIP_SUCCESS))
+		memset(seen, true, sizeof(seen));
 	for (;;) {
 		struct __kernel_timespec ts = {
 			.tv_sec = inline_only(c) ? 0 : 1,
