@@ -20,6 +20,10 @@ ACCEL   ?= auto
 ICOUNT  ?=
 # QUICK=1: make bench runs a short matrix (11 cells, 3 repetitions, 3 fio jobs)
 QUICK   ?= 0
+# BOOTS: make bench's boots per kernel, interleaved across kernels; empty:
+# 1 under icount, and in wall-clock mode (KVM, or ICOUNT=0) the default of
+# bench/run.sh, from the README's power analysis
+BOOTS   ?=
 # RUN: the results folder make plots and make report work on
 RUN     ?= results/latest
 # TIMEOUT: hard limit in seconds for one guest boot (empty: 600, and 3600
@@ -31,7 +35,7 @@ IDLE_TIMEOUT ?=
 JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 
 BUILD   := $(CURDIR)/build
-export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK
+export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK BOOTS
 
 # Inside a lab guest (make vm), make bench measures the running kernel.
 IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
@@ -52,7 +56,8 @@ BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 help:
 	@echo 'uring-restrict-lab targets:'
 	@echo '  make bench          build kernels and benchmarks, run the matrix in each kernel,'
-	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short)'
+	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short;'
+	@echo '                      ICOUNT=0 or KVM: wall-clock mode, BOOTS interleaved boots per kernel)'
 	@echo '  make bench-bin      build ringbench and the uring-restrict wrapper'
 	@echo '  make check          regression gate: baseline and patched under TCG icount, fails when'
 	@echo '                      a cell passes bench/gate/thresholds or leaves bench/gate/reference.csv'
@@ -77,7 +82,7 @@ help:
 	@echo '  make deps           install the Debian packages the lab needs'
 	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
 	@echo '  make distclean      remove the whole build folder'
-	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK)'
+	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto)'
 	@echo '          RUN=$(RUN) TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300)) JOBS=$(JOBS)'
 	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
 	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
@@ -204,9 +209,9 @@ endif
 # A run folder holds make bench's data, make trace's, or both.
 plots:
 	@[ -d "$(RUN)/raw" ] || { echo "plots: $(RUN) is not a run folder" >&2; exit 1; }
-	@if ls $(RUN)/raw/*/micro.jsonl >/dev/null 2>&1; then python3 bench/summarize.py $(RUN); fi
-	@if ls $(RUN)/raw/*/insn-count.txt >/dev/null 2>&1; then \
-		python3 tracing/attribute.py $(RUN) && python3 tracing/summarize.py $(RUN); fi
+	@if ls $(RUN)/raw/*/micro.jsonl >/dev/null 2>&1; then python3 bench/summarize_bench.py $(RUN); fi
+	@if ls $(RUN)/raw/*/insn-count.txt >/dev/null 2>&1; then python3 tracing/attribute.py $(RUN); fi
+	@if [ -f $(RUN)/trace/attribution.csv ]; then python3 tracing/summarize_trace.py $(RUN); fi
 	@plots/draw.sh $(RUN)
 
 report: plots

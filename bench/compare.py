@@ -8,30 +8,23 @@ kernel and ring present in both runs, then the largest difference. With
 --tolerance, the exit status is 1 if any cell moved by more than PCT %.
 """
 import argparse
-import csv
-import os
 import sys
+
+from runfolder import RunFolder
 
 
 def load(run):
-    path = os.path.join(run, "summary.csv")
-    if not os.path.exists(path):
-        sys.exit(f"compare: {path} missing (not a bench run, or not summarized)")
-    if not os.path.exists(os.path.join(run, "COMPLETE")):
+    rf = RunFolder(run)
+    rows = rf.read_csv("summary.csv")
+    if not rows:
+        sys.exit(f"compare: {rf.file('summary.csv')} missing (not a bench run, or not summarized)")
+    if not rf.complete:
         print(f"compare: warning: {run} has no COMPLETE marker (a killed run?)", file=sys.stderr)
-    with open(path) as f:
-        return {(r["cell"], r["kernel"], r["ring"]): r for r in csv.DictReader(f)}
+    return {(r["cell"], r["kernel"], r["ring"]): r for r in rows}
 
 
 def accel(run):
-    try:
-        with open(os.path.join(run, "env", "host.env")) as f:
-            for line in f:
-                if line.startswith("accel="):
-                    return line.strip().split("=", 1)[1]
-    except OSError:
-        pass
-    return "?"
+    return RunFolder(run).env().get("accel", "?")
 
 
 def main():

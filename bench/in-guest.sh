@@ -1,6 +1,8 @@
 #!/bin/bash
-# bench/in-guest.sh KERNEL RUN: inside a lab guest, benchmark the running
-# kernel into RUN/raw/KERNEL/ and record its environment in RUN/env/.
+# bench/in-guest.sh KERNEL RUN [BOOT]: inside a lab guest, benchmark the
+# running kernel into RUN/raw/KERNEL/ and record its environment in
+# RUN/env/; with BOOT (wall-clock mode, several boots per kernel) into
+# RUN/raw/KERNEL.bBOOT/, every ringbench line tagged boot=BOOT.
 # Environment: QUICK, REPS, FIO_REPS, FIO=0 (microbenchmarks only), CELLS,
 # FIO_JOBS, STEP_LIMIT, FIO_LIMIT, BENCH_HANG (see the matrix scripts).
 # A failed step is recorded in raw/KERNEL/failures.tsv and the others
@@ -9,7 +11,9 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=$1
 run=$2
-raw=$run/raw/$kernel
+boot=${3:-}
+inst=$kernel${boot:+.b$boot}
+raw=$run/raw/$inst
 # the run's settings: the guest does not inherit the host's environment
 [ -f "$run/bench.env" ] && . "$run/bench.env"
 export QUICK REPS FIO_REPS FIO CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG
@@ -17,7 +21,7 @@ export QUICK REPS FIO_REPS FIO CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG
 mkdir -p "$raw" "$run/env"
 rm -f "$raw/failures.tsv" "$raw/klog.tsv"
 klog_step "$raw" boot
-export BENCH_KERNEL=$kernel
+export BENCH_KERNEL=$kernel BENCH_BOOT=$boot
 # test hook (tests/bench-hang.sh): a guest that logs issue 12's fault and
 # stops answering, so the host's boot time limit must end it
 case " ${BENCH_HANG:-} " in
@@ -35,8 +39,9 @@ cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 	echo "guest_cpus=$(nproc)"
 	echo "guest_cmdline=$(cat /proc/cmdline)"
 	echo "fio=$(fio --version)"
-} >"$run/env/$kernel.guest.env"
-echo "[bench] $kernel: $(uname -r), clocksource $cs, $(nproc) cpu(s)"
+	echo "boot=${boot:-1}"
+} >"$run/env/$inst.guest.env"
+echo "[bench] $inst: $(uname -r), clocksource $cs, $(nproc) cpu(s)"
 status=0
 "$here/micro-matrix.sh" "$kernel" "$raw" || status=1
 if [ "${FIO:-1}" = 1 ]; then

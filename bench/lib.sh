@@ -79,12 +79,12 @@ run_open() {
 	(cd "$1" && pwd)
 }
 
-# run_close RUN LINK: mark RUN complete (always last) and point
-# results/LINK at it
+# run_close RUN LINK: mark RUN complete (always last; bench/runfolder.py,
+# as the Python tools see it) and point results/LINK at it
 run_close() {
 	local lab
 	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	date -u +%Y-%m-%dT%H:%M:%SZ | write_atomic "$1/COMPLETE"
+	python3 "$lab/bench/runfolder.py" complete "$1" || return
 	# results/LINK only for runs in results/: a link elsewhere would dangle
 	if [ "$(cd "$1/.." && pwd)" = "$(cd "$lab/results" && pwd)" ]; then
 		ln -sfn "$(basename "$1")" "$lab/results/$2" 2>/dev/null || true

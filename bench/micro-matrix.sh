@@ -55,7 +55,7 @@ mkdir -p "$out"
 bin=/tmp/ringbench
 cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
 
-# a cell's name as the report gives it (bench/summarize.py cell_name)
+# a cell's name as the report gives it (bench/summarize_bench.py cell_name)
 cell_label() {
 	case " $2 " in
 	*" -R "*) echo "$1 N=$(sed -n 's/.*-R \([0-9]*\).*/\1/p' <<<"$2")" ;;
@@ -127,6 +127,7 @@ for phase in main tail; do
 				# shellcheck disable=SC2086
 				run_step "micro:$wl" "$limit" \
 					setarch -R "$bin" -w "$wl" $args -r "$r" -t kernel="$kernel" -t rep="$rep" \
+					${BENCH_BOOT:+-t boot="$BENCH_BOOT"} \
 					>>"$part" 2>>"$out/micro.log"
 				rc=$?
 				if [ "$rc" = 77 ]; then

@@ -1,34 +1,21 @@
 #!/usr/bin/env python3
 """report.py RUN: write RUN/REPORT.md from the run's CSV tables (see
-summarize.py), its environment files and its plots. Every figure in the
+summarize_bench.py), its environment files and its plots. Every figure in the
 report is read from this run's files: nothing is carried over from
 elsewhere, and a cell the run did not measure is shown as absent.
 """
-import csv
 import glob
 import os
 import sys
+
+from runfolder import RunFolder, kernel_of, read_csv_file, read_env_file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tracing"))
 import report_trace  # noqa: E402  (make trace's section)
 
 
-def read_env(path):
-    env = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("=")
-                if k:
-                    env[k] = v
-    return env
-
-
-def read_csv(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return list(csv.DictReader(f))
+read_env = read_env_file
+read_csv = read_csv_file
 
 
 def num(s, nd=1):
@@ -36,8 +23,11 @@ def num(s, nd=1):
 
 
 def main():
-    run = os.path.abspath(sys.argv[1])
-    host = read_env(os.path.join(run, "env", "host.env"))
+    rf = RunFolder(sys.argv[1])
+    run = rf.path
+    host = rf.env()
+    instances = rf.instances
+    boots = int(host.get("boots", "1") or 1)
     icount = host.get("accel") == "tcg-icount"
     unit = "instr" if icount else "ns"
     summary = read_csv(os.path.join(run, "summary.csv"))
@@ -76,10 +66,15 @@ def main():
     w(f"| QEMU | {host.get('qemu', '?')} |")
     w(f"| host | {host.get('host_cpu', '?')}, {host.get('host_cpus', '?')} CPUs, Linux {host.get('host_kernel', '?')} |")
     for k in kernels:
-        b = read_env(os.path.join(run, "env", f"{k}.boot.env"))
-        g = read_env(os.path.join(run, "env", f"{k}.guest.env"))
-        w(f"| kernel `{k}` | {g.get('guest_release', b.get('kernel_release', '?'))}, "
-          f"clocksource {g.get('guest_clocksource', '?')}, {g.get('guest_cpus', '?')} guest CPU(s) |")
+        mine = [i for i in instances if kernel_of(i) == k] or [k]
+        bs = [read_env(os.path.join(run, "env", f"{i}.boot.env")) for i in mine]
+        gs = [read_env(os.path.join(run, "env", f"{i}.guest.env")) for i in mine]
+        rel = sorted({g.get("guest_release", b.get("kernel_release", "?")) for b, g in zip(bs, gs)})
+        cs = [g.get("guest_clocksource", "?") for g in gs]
+        cs = ", ".join(f"{c} ({cs.count(c)} of {len(cs)} boots)" if len(cs) > 1 else c
+                       for c in sorted(set(cs)))
+        w(f"| kernel `{k}` | {', '.join(rel)}, clocksource {cs}, "
+          f"{gs[0].get('guest_cpus', '?')} guest CPU(s) |")
     w(f"| tree | {host.get('tree', '?')} |")
     w(f"| series | baseline {host.get('series_baseline', '?')}, restrictions "
       f"{host.get('series_restrictions', '?')}, lab.config {host.get('lab_config', '?')} |")
@@ -101,15 +96,34 @@ def main():
     if not bench:
         out.extend(report_trace.section(run, read_csv) if traced else ["No measurements in this run.\n"])
         return write_report(run, out)
-    status, suspect = run_health(run, kernels)
+    status, suspect_boots = run_health(run, instances)
+    suspect = {kernel_of(i) for i in suspect_boots}
     out.extend(status)
     w("Each cell ran on every kernel on an unrestricted ring and on a ring "
       "restricted to what the workload needs (reads: `IOSQE_FIXED_FILE` "
       "required), repetitions interleaved, warm-up not counted, binaries on "
-      "tmpfs. *Median* is over the repetitions; *spread* is (max − min) / "
-      "median; the 95 % interval of a comparison is a bootstrap (2000 "
-      "resamples of both sides) of the ratio of medians. `baseline` has no "
-      "ring restrictions: its restricted cells are absent, not estimated.\n")
+      "tmpfs. `baseline` has no ring restrictions: its restricted cells are "
+      "absent, not estimated.\n")
+    if boots > 1:
+        w(f"**{boots} boots per kernel**, interleaved: round r booted "
+          f"{', '.join(kernels)} once each, in that order. A boot's figure for a cell "
+          "and ring is the median of its repetitions. *Median* below is the median over "
+          "every repetition of every boot; *spread* is (max − min) / median over "
+          "repetitions; *between boots* is (max − min) / median of the boots' medians. "
+          "A comparison is the geometric mean over rounds of the ratio of the two sides' "
+          "boot medians (both from the same boot within a kernel; the same round across "
+          "kernels), and its 95 % interval is Student's t over the rounds' log ratios: "
+          "it comes from the variation between boots, which is what moves a wall-clock "
+          "figure. *Detectable* is the smallest true difference this run would have "
+          "found at 5 % (two-sided) with 80 % power, at the spread between rounds it "
+          "saw.\n")
+    else:
+        w("*Median* is over the repetitions; *spread* is (max − min) / median; the "
+          "95 % interval of a comparison is a bootstrap (2000 resamples of both sides) "
+          "of the ratio of medians. One boot per kernel"
+          + (": under icount a boot repeats its figures to about 0.01 %." if icount else
+             ": the interval covers the repetitions, not the variation between boots "
+             "(`BOOTS=N` for that).") + "\n")
 
     def kl(k):
         return f"{k} ⚠" if k in suspect else k
@@ -127,9 +141,11 @@ def main():
         w("## Headline (NOP, 32 SQEs per submit)\n")
         for r in head:
             w(f"- {cl(r['comparison'])}: {float(r['delta_per_op']):+.2f} {unit}/SQE, "
-              f"{float(r['delta_pct']):+.3f} % (95 % CI {float(r['ci95_lo_pct']):+.3f} .. "
-              f"{float(r['ci95_hi_pct']):+.3f} %)")
+              f"{float(r['delta_pct']):+.3f} % (95 % CI {ci_text(r)}"
+              + (f"; {verdict(r)}" if boots > 1 else "") + ")")
         w("")
+    if boots > 1:
+        out.extend(boots_section(rf, kernels, boots, unit))
 
     cells = []
     for r in summary:
@@ -169,17 +185,23 @@ def main():
         note = notes.get(c.split()[0])
         if note:
             w(f"_{note}_\n")
-        w(f"| kernel | ring | reps | median {unit}/op | min .. max | spread | ops/s |")
-        w("|---|---|---:|---:|---:|---:|---:|")
+        bcol = boots > 1
+        w(f"| kernel | ring |{' boots |' if bcol else ''} reps | median {unit}/op | min .. max | spread |"
+          f"{' between boots |' if bcol else ''} ops/s |")
+        w("|---|---|" + ("---:|" if bcol else "") + "---:|---:|---:|---:|"
+          + ("---:|" if bcol else "") + "---:|")
         for r in summary:
             if r["cell"] != c:
                 continue
-            w(f"| {kl(r['kernel'])} | {r['ring']} | {r['reps']} | {num(r['median_per_op'], 2)} | "
-              f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % | "
-              f"{num(r['median_ops_per_s'], 0)} |")
+            between = f" {float(r['boot_spread_pct']):.3f} % |" if r.get("boot_spread_pct") else " — |"
+            w(f"| {kl(r['kernel'])} | {r['ring']} |{' ' + r['boots'] + ' |' if bcol else ''} "
+              f"{r['reps']} | {num(r['median_per_op'], 2)} | "
+              f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % |"
+              f"{between if bcol else ''} {num(r['median_ops_per_s'], 0)} |")
         if "baseline" in kernels and not any(r["cell"] == c and r["kernel"] == "baseline"
                                              and r["ring"] == "restricted" for r in summary):
-            w("| baseline | restricted | — | absent: no ring restrictions | | | |")
+            w("| baseline | restricted |" + (" — |" if bcol else "")
+              + " — | absent: no ring restrictions | | |" + (" |" if bcol else "") + " |")
         w("")
         failed = [f for f in failures if len(f) > 3 and f[1].startswith(f"micro {c},")]
         if failed:
@@ -188,17 +210,27 @@ def main():
                 w(f"- `{f[0]}`, {f[1][len('micro ' + c) + 2:]}: {f[2]} (`{f[3]}`)")
             w("")
         rows = [r for r in overhead if r["cell"] == c]
-        if rows:
+        if rows and boots > 1:
+            w(f"| comparison | Δ (rounds) | 95 % CI | Δ {unit}/op | detectable | verdict |")
+            w("|---|---:|---:|---:|---:|---|")
+            for r in rows:
+                w(f"| {cl(r['comparison'])} | {float(r['delta_pct']):+.3f} % ({r['boots']}) | "
+                  f"{ci_text(r)} | {float(r['delta_per_op']):+.2f} | "
+                  f"{'±' + format(float(r['mde_pct']), '.3f') + ' %' if r['mde_pct'] else '—'} | "
+                  f"{verdict(r)} |")
+            w("")
+        elif rows:
             w(f"| comparison | Δ median | 95 % CI | Δ {unit}/op |")
             w("|---|---:|---:|---:|")
             for r in rows:
                 w(f"| {cl(r['comparison'])} | {float(r['delta_pct']):+.3f} % | "
-                  f"{float(r['ci95_lo_pct']):+.3f} .. {float(r['ci95_hi_pct']):+.3f} % | "
-                  f"{float(r['delta_per_op']):+.2f} |")
+                  f"{ci_text(r)} | {float(r['delta_per_op']):+.2f} |")
             w("")
 
     w("## Plots\n")
-    for name, caption in (("ops", "ops/s per cell, three kernels × two rings"),
+    for name, caption in (("throughput", "each kernel's restricted ring's throughput relative to "
+                                         "its unrestricted ring and to baseline's, per cell, with "
+                                         "95 % intervals"),
                           ("overhead", "the restriction check's cost against NOP batch size")):
         if os.path.exists(os.path.join(run, "plots", f"{name}.png")):
             w(f"![{caption}](plots/{name}.png)\n")
@@ -249,6 +281,75 @@ def main():
       "`plots/` (PNG, SVG and the data behind them). `COMPLETE` is written last.\n")
 
     write_report(run, out)
+
+
+def ci_text(r):
+    if not r.get("ci95_lo_pct"):
+        return "no interval (one round)"
+    return f"{float(r['ci95_lo_pct']):+.3f} .. {float(r['ci95_hi_pct']):+.3f} %"
+
+
+def verdict(r):
+    """What a comparison's interval lets one say."""
+    if not r.get("ci95_lo_pct"):
+        return "not judged: one round"
+    lo, hi = float(r["ci95_lo_pct"]), float(r["ci95_hi_pct"])
+    if lo > 0:
+        return "**costs more** (significant)"
+    if hi < 0:
+        return "**costs less** (significant)"
+    return "indistinguishable from 0"
+
+
+def boots_section(rf, kernels, boots, unit):
+    """Wall-clock mode: how many boots, how far the boots spread, what the
+    run could detect, and after how many rounds each verdict stood."""
+    out = []
+    w = out.append
+    summary = rf.read_csv("summary.csv")
+    rounds = rf.read_csv("rounds.csv")
+    power = rf.read_csv("power.csv")
+    w("## Boots, spread between boots, and what this run could detect\n")
+    spreads = [float(r["boot_spread_pct"]) for r in summary if r.get("boot_spread_pct")]
+    if spreads:
+        spreads.sort()
+        w(f"{boots} boots per kernel. The boots' medians of one cell and ring lay "
+          f"{spreads[len(spreads) // 2]:.3f} % apart (median over the {len(spreads)} cells × kernels × "
+          f"rings; (max − min) / median), at most {spreads[-1]:.3f} %. Per cell in `boots.csv`.\n")
+    nop = [r for r in power if r["cell"] == "nop b=32"]
+    if nop:
+        w("Power at NOP batch 32: the standard deviation between rounds of each comparison's "
+          "log ratio, the smallest difference this run could detect, and the rounds of boots "
+          "it takes to detect a given difference at that spread (5 % two-sided, 80 % power):\n")
+        w("| comparison | rounds | sd between rounds | detectable now | rounds for 0.5 % | 1 % | 2 % | 5 % |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in nop:
+            w(f"| {r['comparison']} | {r['rounds']} | {float(r['sd_between_rounds_pct']):.3f} % | "
+              f"±{float(r['mde_pct']):.3f} % | {r['rounds_for_0.5pct']} | {r['rounds_for_1pct']} | "
+              f"{r['rounds_for_2pct']} | {r['rounds_for_5pct']} |")
+        w("")
+    seq = [r for r in rounds if r["cell"] == "nop b=32"]
+    if seq:
+        w("How the NOP batch 32 verdicts stood after the first n rounds (the same data, "
+          "cut short: the rounds a verdict took):\n")
+        w("| comparison | rounds | Δ | 95 % CI | verdict |")
+        w("|---|---:|---:|---:|---|")
+        for r in seq:
+            w(f"| {r['comparison']} | {r['rounds']} | {float(r['delta_pct']):+.3f} % | "
+              f"{ci_text(r)} | {verdict(r)} |")
+        w("")
+        for comp in dict.fromkeys(r["comparison"] for r in seq):
+            rs = [r for r in seq if r["comparison"] == comp]
+            final = verdict(rs[-1])
+            # the first round from which the final verdict held to the end
+            n = rs[-1]["rounds"]
+            for r in reversed(rs):
+                if verdict(r) != final:
+                    break
+                n = r["rounds"]
+            w(f"- {comp}: {final} from round {n} of {rs[-1]['rounds']} on.")
+        w("")
+    return out
 
 
 def nvme_note(nvme):
@@ -412,10 +513,7 @@ def side_by_side(summary, fio, cells, kernels, unit, kl=lambda k: k):
 
 
 def write_report(run, out):
-    tmp = os.path.join(run, f"REPORT.md.tmp.{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write("\n".join(out))
-    os.replace(tmp, os.path.join(run, "REPORT.md"))
+    RunFolder(run).write("REPORT.md", "\n".join(out))
 
 
 if __name__ == "__main__":

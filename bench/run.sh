@@ -17,8 +17,15 @@
 # the report is written from everything measured, and the run exits
 # non-zero naming what failed. Nothing is retried.
 #
+# Wall-clock mode (KVM, or TCG with ICOUNT=0) boots each kernel BOOTS
+# times, interleaved across kernels (A B C A B C ...): a kernel's figures
+# move between boots with page placement and host noise, so comparisons
+# take their 95 % interval from the spread between boots, paired by round
+# (bench/summarize_bench.py). A boot's folders are then KERNEL.bN. Under
+# icount a boot repeats its figures to 0.01 %: one boot, unless asked.
+#
 # Environment: KERNELS, ACCEL, ICOUNT (auto: on TCG, count instructions
-# with -icount), QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use),
+# with -icount), BOOTS, QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use),
 # CELLS, FIO_JOBS (subsets), STEP_LIMIT, FIO_LIMIT (seconds per guest
 # step), TIMEOUT, IDLE_TIMEOUT (per boot, vm/run.sh), BENCH_HANG (test hook: steps that hang, see bench/lib.sh).
 set -euo pipefail
@@ -63,6 +70,30 @@ else
 	accel=$(KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
 fi
 
+# BOOTS_WALL: the default boots per kernel without icount, from the power
+# analysis in README ("Wall-clock mode"): enough rounds to tell upstream's
+# NOP b=32 check from zero on a noisy 2-core TCG host
+BOOTS_WALL=6
+if [ "$in_guest" = 1 ]; then
+	boots=1
+elif [ -n "${BOOTS:-}" ]; then
+	boots=$BOOTS
+elif [ "$accel" = tcg-icount ]; then
+	boots=1
+else
+	boots=$BOOTS_WALL
+fi
+case $boots in
+'' | *[!0-9]* | 0) echo "[bench] error: BOOTS=$boots: want a whole number of boots, 1 or more" >&2; exit 2 ;;
+esac
+# instance: the name of one boot's folders (raw/, logs/, env/)
+instance() { if [ "$boots" = 1 ]; then echo "$1"; else echo "$1.b$2"; fi; }
+instances=
+for b in $(seq 1 "$boots"); do
+	for k in $kernels; do instances="$instances $(instance "$k" "$b")"; done
+done
+instances=${instances# }
+
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel}
 # a RUN folder given again holds another run's files: start it empty
 if [ -n "${RUN:-}" ] && [ -d "$RUN" ]; then
@@ -77,6 +108,7 @@ export BENCH_CLOCK_FILE=$run/.clock
 	[ -n "${REPS:-}" ] && echo "REPS=$REPS"
 	[ -n "${FIO_REPS:-}" ] && echo "FIO_REPS=$FIO_REPS"
 	echo "FIO=${FIO:-1}"
+	echo "BOOTS=$boots"
 	for v in CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG; do
 		if [ -n "${!v:-}" ]; then printf '%s=%q\n' "$v" "${!v}"; fi
 	done
@@ -85,16 +117,20 @@ export BENCH_CLOCK_FILE=$run/.clock
 {
 	host_env "$accel" "$kernels" "$run/bench.env"
 	echo "in_guest=$in_guest"
+	echo "boots=$boots"
+	echo "instances=$instances"
 } | write_atomic "$run/env/host.env"
 
 echo "[bench] run folder: $run"
-echo "[bench] kernels: $kernels; accelerator: $accel; settings: $(tr '\n' ' ' <"$run/bench.env")"
+echo "[bench] kernels: $kernels; $boots boot(s) each; accelerator: $accel; settings: $(tr '\n' ' ' <"$run/bench.env")"
 status=0
 t0=$(host_now)
-nk=$(wc -w <<<"$kernels")
+nk=$(wc -w <<<"$instances")
 i=0
+for b in $(seq 1 "$boots"); do
 for k in $kernels; do
 	i=$((i + 1))
+	inst=$(instance "$k" "$b")
 	el=$(( $(host_now) - t0 ))
 	if [ "$i" -gt 1 ]; then
 		# baseline has half the cells: the estimate errs long
@@ -102,37 +138,42 @@ for k in $kernels; do
 	else
 		eta=""
 	fi
-	echo "[bench] kernel $i/$nk: $k ($(fmt_secs "$el") so far$eta)"
+	what=$k
+	[ "$boots" = 1 ] || what="$k, round $b/$boots"
+	echo "[bench] boot $i/$nk: $what ($(fmt_secs "$el") so far$eta)"
 	if [ "$in_guest" = 1 ]; then
 		"$here/in-guest.sh" "$k" "$run" || status=1
 		continue
 	fi
-	mkdir -p "$run/logs/$k"
+	mkdir -p "$run/logs/$inst"
 	rc=0
 	# the runner's stderr to the terminal and to vm.log, whole before the
 	# next line reads it (pipefail: the runner's status, not tee's)
-	{ KERNEL=$k VM_OUT=$run/logs/$k "$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" \
-		2>&1 1>&3 3>&- | tee "$run/logs/$k/vm.log" >&2; } 3>&1 || rc=$?
-	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
+	guest=("$here/in-guest.sh" "$k" "$run")
+	[ "$boots" = 1 ] || guest+=("$b")
+	{ KERNEL=$k VM_OUT=$run/logs/$inst "$lab/vm/run.sh" -- "${guest[@]}" \
+		2>&1 1>&3 3>&- | tee "$run/logs/$inst/vm.log" >&2; } 3>&1 || rc=$?
+	cp "$run/logs/$inst/boot.env" "$run/env/$inst.boot.env" 2>/dev/null || true
 	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
 		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
 	# The runner passes the guest's status on when the boot itself was
-	# sound: then the guest's failed steps are in raw/KERNEL/failures.tsv.
+	# sound: then the guest's failed steps are in raw/INSTANCE/failures.tsv.
 	# Any other status lost the boot (or its clock), and says why.
 	if [ "$rc" != 0 ]; then
 		status=1
-		gst=$(cat "$run/logs/$k/status" 2>/dev/null || true)
+		gst=$(cat "$run/logs/$inst/status" 2>/dev/null || true)
 		if [ "$rc" = "$gst" ]; then
-			[ -s "$run/raw/$k/failures.tsv" ] ||
-				printf '%s\t%s\t%s\t%s\n' "$k" guest "bench/in-guest.sh exit status $rc, no failed step on record" \
-					"logs/$k/console.log" >>"$run/failures.tsv"
+			[ -s "$run/raw/$inst/failures.tsv" ] ||
+				printf '%s\t%s\t%s\t%s\n' "$inst" guest "bench/in-guest.sh exit status $rc, no failed step on record" \
+					"logs/$inst/console.log" >>"$run/failures.tsv"
 		else
-			why=$(grep -m1 '^vm: error: ' "$run/logs/$k/vm.log" 2>/dev/null |
+			why=$(grep -m1 '^vm: error: ' "$run/logs/$inst/vm.log" 2>/dev/null |
 				sed 's/^vm: error: //; s/; last console lines.*//' || true)
-			printf '%s\t%s\t%s\t%s\n' "$k" boot "${why:-vm/run.sh exit status $rc}" \
-				"logs/$k/console.log" >>"$run/failures.tsv"
+			printf '%s\t%s\t%s\t%s\n' "$inst" boot "${why:-vm/run.sh exit status $rc}" \
+				"logs/$inst/console.log" >>"$run/failures.tsv"
 		fi
 	fi
+done
 done
 
 # every failure of the run, boots and guest steps, one a line
@@ -151,7 +192,7 @@ else
 fi
 # The report is written whatever failed: from everything that was measured.
 echo "[bench] summarizing"
-python3 "$here/summarize.py" "$run" || status=1
+python3 "$here/summarize_bench.py" "$run" || status=1
 "$lab/plots/draw.sh" "$run" || status=1
 python3 "$here/report.py" "$run" || status=1
 run_close "$run" latest

@@ -1,6 +1,6 @@
 #!/bin/bash
 # plots/draw.sh [RUN]: draw a run's pictures, PNG and SVG, into RUN/plots/
-# from the data bench/summarize.py (make bench) and tracing/summarize.py
+# from the data bench/summarize_bench.py (make bench) and tracing/summarize_trace.py
 # (make trace) left in RUN/plots/data/.
 # RUN defaults to results/latest.
 set -euo pipefail
@@ -22,22 +22,27 @@ fi
 # every picture names what produced its figures
 env=$run/env/host.env
 sub="$(sed -n 's/^accel=//p' "$env"), QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
+# how a comparison's interval was made (bench/summarize_bench.py)
+ci=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["ci_method"])' \
+	"$run/overhead.csv" 2>/dev/null || true)
+ci=${ci:-bootstrap over repetitions}
 # gnuplot warns about the absent cells (baseline has no restricted ring)
 gnuplot() { command gnuplot "$@" 2>&1 | grep -vE 'no valid points|empty y range' >&2 || true; }
-draw() { # script output-base extra-gnuplot-settings...
-	local gp=$1 base=$2
-	shift 2
-	gnuplot -e "data='$data'; out='$base.png'; term='pngcairo size 1000,500 font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'" "$@" "$here/$gp"
-	gnuplot -e "data='$data'; out='$base.svg'; term='svg size 1000,500 dynamic font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'" "$@" "$here/$gp"
+draw() { # script output-base size extra-gnuplot-settings...
+	local gp=$1 base=$2 size=$3
+	shift 3
+	gnuplot -e "data='$data'; out='$base.png'; term='pngcairo size $size font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'; ci='$ci'" "$@" "$here/$gp"
+	gnuplot -e "data='$data'; out='$base.svg'; term='svg size $size dynamic font \"sans,10\"'; metric='$metric'; unit='$unit'; sub='$sub'; ci='$ci'" "$@" "$here/$gp"
 }
 # gnuplot reads 'term' as a string; the scripts say 'set terminal @term'
 n=0
-if [ -f "$data/ops.dat" ]; then
-	draw ops.gp "$run/plots/ops"
+rm -f "$run/plots/ops.png" "$run/plots/ops.svg"  # before throughput.png
+if [ -f "$data/throughput.dat" ] && [ "$(grep -vc '^#' "$data/throughput.dat")" -gt 0 ]; then
+	draw throughput.gp "$run/plots/throughput" 1200,850
 	n=$((n + 1))
 fi
 if [ -f "$data/batch.dat" ] && [ "$(grep -vc '^#' "$data/batch.dat")" -gt 0 ]; then
-	draw overhead.gp "$run/plots/overhead"
+	draw overhead.gp "$run/plots/overhead" 1100,550
 	n=$((n + 1))
 fi
 for f in "$data"/fio-*.dat; do
@@ -59,7 +64,9 @@ for f in "$data"/trace-perf-*.dat "$data"/trace-insn-*.dat "$data"/trace-sqe-his
 	trace-insn-*) gp=trace-insn.gp ;;
 	*) gp=trace-hist.gp ;;
 	esac
-	for t in "png:pngcairo size 1000,550 font \"sans,10\"" "svg:svg size 1000,550 dynamic font \"sans,10\""; do
+	size=1000,550
+	[ "$gp" = trace-insn.gp ] && size=1300,600  # two panels
+	for t in "png:pngcairo size $size font \"sans,10\"" "svg:svg size $size dynamic font \"sans,10\""; do
 		gnuplot -e "data='$f'; out='$run/plots/$base.${t%%:*}'; term='${t#*:}'; cell='$cell'; unit='$unit'; sub='$sub'" "$here/$gp"
 	done
 	n=$((n + 1))

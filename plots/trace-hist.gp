@@ -1,19 +1,26 @@
 # plots/trace-hist.gp: bpftrace's histogram of io_submit_sqes() time per
 # SQE (the call's time over its batch), NOP batch 32, per kernel and ring
-# (data = trace-sqe-hist.dat of tracing/summarize.py). Under icount a ns
-# is a guest instruction; the kprobe pair's own cost is in every bucket.
-# Only the busy buckets are drawn (tracing/summarize.py).
+# (data = trace-sqe-hist.dat of tracing/summarize_trace.py). Under icount
+# a ns is a guest instruction; the kprobe pair's own cost is in every
+# bucket. Only the busy buckets are drawn (tracing/summarize_trace.py);
+# every kernel and ring has its bar in each, zero included, with its value.
 set terminal @term
+# the first line holds the titles, for every plot of the file
+set key autotitle columnhead
 set output out
 set title "bpftrace submit-latency.bt: io\\_submit\\_sqes() time per SQE, NOP batch 32\n".sub noenhanced
-set style data histograms
-set style histogram clustered gap 1
 set style fill solid 0.85 border -1
-set boxwidth 0.9
 set xlabel 'bucket: '.unit.' per SQE (lower bound, bucket width 5)' noenhanced
 set ylabel '% of io\_submit\_sqes() calls'
 set yrange [0:*]
+set offsets 0.5, 0.5, graph 0.15, 0
 set grid ytics
-set key top right noenhanced
-nc = system("head -1 ".data." | awk '{print NF}'")
-plot for [i=2:nc] data using i:xtic(1) title columnheader(i)
+set key outside right top noenhanced
+# columns from the first data row: the header's titles hold spaces
+nc = int(system("awk 'NR == 2 { print NF; exit }' ".data))
+nv = nc - 1
+w = 0.8 / nv
+x(i) = $0 - 0.4 + w * (i - 0.5)
+plot data using 0:(0):xtic(1) with points ps 0 notitle, \
+	for [i=1:nv] data using (x(i)):(column(i + 1)):(w * 0.9) with boxes lc i title columnheader(i + 1), \
+	for [i=1:nv] '' using (x(i)):(column(i + 1)):(sprintf("%.1f", column(i + 1))) with labels rotate by 90 left offset 0, 0.3 font ",7" notitle

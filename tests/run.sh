@@ -33,12 +33,15 @@ count() {
 }
 
 mkdir -p "$build/vm"
-echo "== host checks: patches and config"
+echo "== host checks: patches, config, bench statistics"
 "$here/check-patches.sh" >"$build/vm/patches.tap" 2>&1
 count patches "$build/vm/patches.tap" $?
 "$here/check-config.sh" "$@" >"$build/vm/config.tap" 2>&1
 count config "$build/vm/config.tap" $?
-cat "$build/vm/patches.tap" "$build/vm/config.tap"
+# make bench's statistics, pictures and report on synthetic runs
+"$here/check-bench-stats.py" >"$build/vm/bench-stats.tap" 2>&1
+count stats "$build/vm/bench-stats.tap" $?
+cat "$build/vm/patches.tap" "$build/vm/config.tap" "$build/vm/bench-stats.tap"
 
 rm -f "$build"/vm/diff-*.txt "$build"/vm/diff-*.err
 for kernel in "$@"; do

@@ -34,13 +34,15 @@ Kernel addresses resolve through the System.map kept with the run (the
 guest boots with nokaslr). User-space instructions are one bucket, [user].
 """
 import bisect
-import csv
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from runfolder import csv_text, write_atomic  # noqa: E402
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOISE = 0.05     # instructions per op below which a difference is not shown
@@ -142,12 +144,7 @@ def by_function(counts, addrs, names):
 
 
 def write_csv(path, header, rows):
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(tmp, path)
+    write_atomic(path, csv_text(header, rows))
 
 
 def fmt(x):
@@ -426,10 +423,8 @@ def main():
                 for a in sorted(by_fn[i]):
                     lines.append(f"  {a:x} <+{a - lo:#x}>  {by_fn[i][a]:+7.2f}  {dis.get(a, '?')}")
                 lines.append("")
-            tmp = os.path.join(out, f"hot-{k}-{c.replace(' ', '-').replace('=', '')}.txt")
-            with open(tmp + ".tmp", "w") as f:
-                f.write("\n".join(lines))
-            os.replace(tmp + ".tmp", tmp)
+            write_atomic(os.path.join(out, f"hot-{k}-{c.replace(' ', '-').replace('=', '')}.txt"),
+                         "\n".join(lines))
     if mem_rows:
         write_memory(out, mem_rows, mem_per, kernels, cells)
     probe_rows = []

@@ -1,9 +1,13 @@
 """report_trace.py: the REPORT.md section of a trace run (make trace),
-read from RUN/trace/ (tracing/attribute.py, tracing/summarize.py) and the
+read from RUN/trace/ (tracing/attribute.py, tracing/summarize_trace.py) and the
 run's pictures. bench/report.py calls section(); every figure comes from
 the run's own files.
 """
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from runfolder import RunFolder  # noqa: E402
 
 
 def _f(s, nd=2):
@@ -152,12 +156,7 @@ def section(run, read_csv):
       "address inside ringbench's timed loop (the window opens and closes with "
       "marker NOPs, `ringbench -m`); addresses resolve to functions through the "
       "kernel's System.map. Exact, and nothing runs in the guest to observe it.")
-    perf_accel = ""
-    env = os.path.join(run, "env", "host.env")
-    if os.path.exists(env):
-        for line in open(env):
-            if line.startswith("perf_accel="):
-                perf_accel = line.strip().split("=", 1)[1]
+    perf_accel = RunFolder(run).env().get("perf_accel", "")
     w(f"- **perf**: `perf record -e cpu-clock -F 20000 -g` in a second boot of each kernel, "
       f"on {perf_accel or '?'} without `-icount` (no PMU under TCG: a software clock). "
       "Under `-icount` the sampling timer and a periodic workload run in lockstep and the "
@@ -327,5 +326,5 @@ def section(run, read_csv):
       "order), `raw/<kernel>/System.map`, `raw/<kernel>/bpftrace/<script>.<cell>.<ring>.json` "
       "(bpftrace's JSON output), `raw/<kernel>/perf/<cell>.<ring>.*` (perf.data, "
       "symbols.csv, report.txt, annotate.txt, folded), `trace/*.csv` and "
-      "`trace/hot-*.txt` (tracing/attribute.py, tracing/summarize.py).\n")
+      "`trace/hot-*.txt` (tracing/attribute.py, tracing/summarize_trace.py).\n")
     return out

@@ -96,7 +96,7 @@ fi
 echo "[trace] attributing"
 python3 "$here/attribute.py" "$run"
 python3 "$here/mca.py" "$run"
-python3 "$here/summarize.py" "$run"
+python3 "$here/summarize_trace.py" "$run"
 "$lab/plots/draw.sh" "$run"
 python3 "$lab/bench/report.py" "$run"
 run_close "$run" latest-trace

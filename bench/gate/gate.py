@@ -24,6 +24,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from runfolder import RunFolder, write_atomic  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -104,16 +107,6 @@ def read_reference(path):
     return ref
 
 
-def env_line(run):
-    env = {}
-    path = os.path.join(run, "env", "host.env")
-    if os.path.exists(path):
-        for line in open(path):
-            k, _, v = line.rstrip("\n").partition("=")
-            env[k] = v
-    return env
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run")
@@ -132,7 +125,7 @@ def main():
         return 2
     rules = read_rules(a.thresholds)
     ref = read_reference(a.reference)
-    env = env_line(a.run)
+    env = RunFolder(a.run).env()
 
     rows, failed = [], 0
     for (cell, ring), (limit, tol, _) in rules.items():
@@ -180,10 +173,7 @@ def main():
                        + "".join(f"{c},{rg},{'' if r is None else f'{r:.3f}'},{'' if n is None else f'{n:.3f}'},"
                                  f"{'' if d is None else f'{d:.3f}'},{li:g},{t:g},{v}\n"
                                  for c, rg, r, n, d, li, t, v in rows))):
-        tmp = os.path.join(a.run, name + ".tmp")
-        with open(tmp, "w") as fh:
-            fh.write(body)
-        os.replace(tmp, os.path.join(a.run, name))
+        RunFolder(a.run).write(name, body)
 
     if a.write_reference:
         body = ["# bench/gate/reference.csv: the figures make check compares with, in guest",
@@ -204,10 +194,7 @@ def main():
             with open(a.write_reference, "w") as fh:
                 fh.write("\n".join(body) + "\n")
         else:
-            tmp = a.write_reference + ".tmp"
-            with open(tmp, "w") as fh:
-                fh.write("\n".join(body) + "\n")
-            os.replace(tmp, a.write_reference)
+            write_atomic(a.write_reference, "\n".join(body) + "\n")
         print(f"gate: reference written to {a.write_reference}")
         return 0
     return 1 if failed else 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""summarize.py RUN: plot data and tables from a trace run's bpftrace and
+"""summarize_trace.py RUN: plot data and tables from a trace run's bpftrace and
 perf output (tracing/in-guest.sh) and its attribution (attribute.py):
 
   RUN/trace/perf-shares.csv    per kernel, cell, ring and symbol: % of samples
@@ -12,12 +12,14 @@ perf output (tracing/in-guest.sh) and its attribution (attribute.py):
                                counter's value
   RUN/plots/data/trace-*.dat   what plots/draw.sh draws
 """
-import csv
 import glob
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from runfolder import RunFolder, csv_text, write_atomic  # noqa: E402
 
 KERNELS = ("baseline", "patched", "upstream")
 RINGS = ("unrestricted", "restricted")
@@ -25,17 +27,11 @@ TOP = 12
 
 
 def write(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
+    write_atomic(path, text)
 
 
 def write_csv(path, header, rows):
-    with open(path + ".tmp", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(path + ".tmp", path)
+    write_atomic(path, csv_text(header, rows))
 
 
 def variants(present):
@@ -178,31 +174,46 @@ def bpftrace(run, data):
     return len(rows)
 
 
+INSN_SERIES = [("patched: restricted - unrestricted", "patched: check"),
+               ("upstream: restricted - unrestricted", "upstream: check"),
+               ("patched - baseline: unrestricted", "patched - baseline"),
+               ("upstream - baseline: unrestricted", "upstream - baseline")]
+
+
 def insn(run, data):
-    path = os.path.join(run, "trace", "attribution.csv")
-    if not os.path.exists(path):
+    """trace-insn-CELL.dat: per function, the check's instructions per op
+    on each kernel (restricted - unrestricted ring) and each kernel's
+    unrestricted ring over baseline's. Every kernel the run measured has
+    its column, zero where attribute.py found no difference: a zero is a
+    result. The whole op ("[total]") comes first."""
+    rows = RunFolder(run).read_csv(os.path.join("trace", "attribution.csv"))
+    if not rows:
         return 0
-    with open(path) as f:
-        rows = [r for r in csv.DictReader(f)
-                if r["comparison"].endswith("restricted - unrestricted")
-                and r["function"] != "[total]"]
     n = 0
     for cell in sorted({r["cell"] for r in rows}):
         per = {}
         for r in rows:
             if r["cell"] == cell:
-                k = r["comparison"].split(":")[0]
-                per.setdefault(k, {})[r["function"]] = float(r["delta_per_op"])
-        ks = [k for k in KERNELS if k in per]
-        funcs = sorted({f for k in ks for f in per[k]},
-                       key=lambda f: -max(abs(per[k].get(f, 0)) for k in ks))[:8]
-        lines = ["function " + " ".join(f'"{k}"' for k in ks)]
-        for fn in funcs:
-            lines.append(f'"{fn}" ' + " ".join(f"{per[k].get(fn, 0):.3f}" for k in ks))
+                per.setdefault(r["comparison"], {})[r["function"]] = float(r["delta_per_op"])
+        series = [(c, t) for c, t in INSN_SERIES if c.split(":")[0].split(" ")[0] in kernels_in(run)]
+        funcs = sorted({f for c, _ in series for f in per.get(c, {}) if f != "[total]"},
+                       key=lambda f: -max(abs(per.get(c, {}).get(f, 0)) for c, _ in series))[:8]
+        lines = ["function " + " ".join(f'"{t}"' for _, t in series)]
+        for fn in ["[total]"] + funcs:
+            # a tic label the picture has room for
+            label = fn if len(fn) <= 26 else fn[:25] + "…"
+            lines.append(f'"{label}" ' + " ".join(f"{per.get(c, {}).get(fn, 0):.3f}" for c, _ in series))
         name = cell.replace(" ", "-").replace("=", "")
         write(os.path.join(data, f"trace-insn-{name}.dat"), "\n".join(lines) + "\n")
         n += 1
     return n
+
+
+def kernels_in(run):
+    """The kernels the trace run measured (host.env), baseline excluded:
+    it is the reference the other columns are measured from."""
+    ks = RunFolder(run).env().get("kernels", " ".join(KERNELS)).split()
+    return [k for k in ks if k != "baseline"]
 
 
 def main():
