@@ -85,6 +85,7 @@ help:
 	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto)'
 	@echo '          RUN=$(RUN) TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300)) JOBS=$(JOBS)'
 	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
+	@echo '          OPS_SCALE (ops per run x N; wall-clock default 20) SMP (guest CPUs; TCG wall-clock: 1)'
 	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
 
 # Install only what is missing; apt's lists are refreshed once, if needed.

@@ -16,7 +16,7 @@ inst=$kernel${boot:+.b$boot}
 raw=$run/raw/$inst
 # the run's settings: the guest does not inherit the host's environment
 [ -f "$run/bench.env" ] && . "$run/bench.env"
-export QUICK REPS FIO_REPS FIO CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG
+export QUICK REPS FIO_REPS FIO CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG OPS_SCALE
 . "$here/lib.sh"
 mkdir -p "$raw" "$run/env"
 rm -f "$raw/failures.tsv" "$raw/klog.tsv"

@@ -10,7 +10,8 @@
 # takes well under 1 s): a run that hangs or fails is recorded in
 # OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
 # are checked after every run (OUT/klog.tsv).
-# Environment: REPS (5), QUICK=1 (fewer cells, 3 repetitions), CELLS (the
+# Environment: REPS (5), QUICK=1 (fewer cells, 3 repetitions), OPS_SCALE
+# (ops per run times this, default 1), CELLS (the
 # workloads to run, e.g. "nop deny"; default all), RINGS (the ring counts
 # of the rings cell, default "1 64 1024"), STEP_LIMIT, RINGBENCH.
 set -uo pipefail
@@ -48,6 +49,18 @@ if [ -n "${CELLS:-}" ]; then
 		selected "${cell%% *}" "$CELLS" && keep+=("$cell")
 	done
 	cells=("${keep[@]}")
+fi
+# OPS_SCALE: every cell's -n times this (bench/run.sh: 1 under icount;
+# longer runs in wall-clock mode, where a run of a few ms is one host
+# scheduler hiccup away from twice its time). Not setup's: its 1600 rings
+# are already 110 million instructions a run.
+scale=${OPS_SCALE:-1}
+if [ "$scale" != 1 ]; then
+	for i in "${!cells[@]}"; do
+		[ "${cells[$i]%% *}" = setup ] && continue
+		n_ops=${cells[$i]##*-n }
+		cells[$i]="${cells[$i]% -n *} -n $((n_ops * scale))"
+	done
 fi
 limit=${STEP_LIMIT:-60}
 mkdir -p "$out"

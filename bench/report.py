@@ -105,18 +105,22 @@ def main():
       "tmpfs. `baseline` has no ring restrictions: its restricted cells are "
       "absent, not estimated.\n")
     if boots > 1:
-        w(f"**{boots} boots per kernel**, interleaved: round r booted "
-          f"{', '.join(kernels)} once each, in that order. A boot's figure for a cell "
-          "and ring is the median of its repetitions. *Median* below is the median over "
-          "every repetition of every boot; *spread* is (max − min) / median over "
-          "repetitions; *between boots* is (max − min) / median of the boots' medians. "
-          "A comparison is the geometric mean over rounds of the ratio of the two sides' "
-          "boot medians (both from the same boot within a kernel; the same round across "
-          "kernels), and its 95 % interval is Student's t over the rounds' log ratios: "
-          "it comes from the variation between boots, which is what moves a wall-clock "
-          "figure. *Detectable* is the smallest true difference this run would have "
-          "found at 5 % (two-sided) with 80 % power, at the spread between rounds it "
-          "saw.\n")
+        w(f"**{boots} boots per kernel**, interleaved: each round boots "
+          f"{', '.join(kernels)} once, the order rotated by one kernel each round "
+          f"(`env/host.env` instances: {host.get('instances', '?')}). "
+          "*Median* below is over every repetition of every boot; *spread* is "
+          "(max − min) / median over repetitions; *between boots* is (max − min) / "
+          "median of the boots' medians. Each boot gives a comparison one figure: "
+          "within a kernel (restricted vs unrestricted ring, both in every boot, each "
+          "repetition's two runs back to back) the median over the boot's repetitions "
+          "of the pair's ratio; across kernels the ratio of the two boots' medians in "
+          "the same round. A comparison is the geometric mean of those figures, and its "
+          "95 % interval Student's t over their logs: it comes from the variation "
+          "between boots, which is what moves a wall-clock figure. *Detectable* is the smallest true difference this run would have "
+          "found at 5 % (two-sided) with 80 % power if the true spread between rounds "
+          "is the one it saw. Each verdict is one comparison's own 95 % test, not "
+          "corrected for the many in this report: about one in twenty true zeros "
+          "will read as significant somewhere.\n")
     else:
         w("*Median* is over the repetitions; *spread* is (max − min) / median; the "
           "95 % interval of a comparison is a bootstrap (2000 resamples of both sides) "
@@ -290,15 +294,13 @@ def ci_text(r):
 
 
 def verdict(r):
-    """What a comparison's interval lets one say."""
+    """What a comparison's interval lets one say (summarize_bench.py's
+    unrounded "significant", not the rounded bounds)."""
     if not r.get("ci95_lo_pct"):
         return "not judged: one round"
-    lo, hi = float(r["ci95_lo_pct"]), float(r["ci95_hi_pct"])
-    if lo > 0:
-        return "**costs more** (significant)"
-    if hi < 0:
-        return "**costs less** (significant)"
-    return "indistinguishable from 0"
+    if r.get("significant") != "yes":
+        return "indistinguishable from 0"
+    return "**costs more** (significant)" if float(r["delta_pct"]) > 0 else "**costs less** (significant)"
 
 
 def boots_section(rf, kernels, boots, unit):
@@ -320,7 +322,9 @@ def boots_section(rf, kernels, boots, unit):
     if nop:
         w("Power at NOP batch 32: the standard deviation between rounds of each comparison's "
           "log ratio, the smallest difference this run could detect, and the rounds of boots "
-          "it takes to detect a given difference at that spread (5 % two-sided, 80 % power):\n")
+          "it takes to detect a given difference (5 % two-sided, 80 % power) if the true "
+          "spread is the one seen here; below 6 rounds one more than the normal-theory "
+          "figure, which is optimistic there:\n")
         w("| comparison | rounds | sd between rounds | detectable now | rounds for 0.5 % | 1 % | 2 % | 5 % |")
         w("|---|---:|---:|---:|---:|---:|---:|---:|")
         for r in nop:
@@ -330,24 +334,30 @@ def boots_section(rf, kernels, boots, unit):
         w("")
     seq = [r for r in rounds if r["cell"] == "nop b=32"]
     if seq:
-        w("How the NOP batch 32 verdicts stood after the first n rounds (the same data, "
-          "cut short: the rounds a verdict took):\n")
-        w("| comparison | rounds | Δ | 95 % CI | verdict |")
+        w("How the NOP batch 32 comparisons stood after each round (the same data cut "
+          "short; descriptive: looking after every round is not a sequential test):\n")
+        w("| comparison | after round | Δ | 95 % CI | verdict |")
         w("|---|---:|---:|---:|---|")
         for r in seq:
-            w(f"| {r['comparison']} | {r['rounds']} | {float(r['delta_pct']):+.3f} % | "
+            w(f"| {r['comparison']} | {r['last_round']} | {float(r['delta_pct']):+.3f} % | "
               f"{ci_text(r)} | {verdict(r)} |")
         w("")
         for comp in dict.fromkeys(r["comparison"] for r in seq):
             rs = [r for r in seq if r["comparison"] == comp]
-            final = verdict(rs[-1])
+            last = rs[-1]
+            final = verdict(last)
+            if last["significant"] != "yes":
+                # no verdict "took" rounds: say what it would have found
+                w(f"- {comp}: {final} after {last['rounds']} rounds; a true difference of "
+                  f"±{float(last['mde_pct']):.3f} % would have been found (80 % power).")
+                continue
             # the first round from which the final verdict held to the end
-            n = rs[-1]["rounds"]
+            n = last["last_round"]
             for r in reversed(rs):
                 if verdict(r) != final:
                     break
-                n = r["rounds"]
-            w(f"- {comp}: {final} from round {n} of {rs[-1]['rounds']} on.")
+                n = r["last_round"]
+            w(f"- {comp}: {final} from round {n} of {last['last_round']} on.")
         w("")
     return out
 
@@ -468,7 +478,8 @@ def side_by_side(summary, fio, cells, kernels, unit, kl=lambda k: k):
     costs each kernel and what each unrestricted ring costs over baseline."""
     med = {(r["cell"], r["kernel"], r["ring"]): float(r["median_per_op"]) for r in summary}
     out = ["## The three kernels side by side\n",
-           f"Median {unit}/op of each cell; the spreads and confidence intervals "
+           f"Median {unit}/op of each cell, over every repetition (of every boot); the "
+           "spreads, confidence intervals and (several boots) the comparisons over rounds "
            "are in the per-cell tables below.\n",
            "| cell | ring | " + " | ".join(kl(k) for k in kernels) + " |",
            "|---|---|" + "---:|" * len(kernels)]

@@ -71,8 +71,10 @@ else
 fi
 
 # BOOTS_WALL: the default boots per kernel without icount, from the power
-# analysis in README ("Wall-clock mode"): enough rounds to tell upstream's
-# NOP b=32 check from zero on a noisy 2-core TCG host
+# analysis in README ("Wall-clock mode"): on this lab's noisy 2-core TCG
+# host a check's cost varied 2.1 % between boots (NOP b=32, 8 boots), so 6
+# boots detect a 3 % cost with 80 % power; comparisons across kernels vary
+# 6 % and want BOOTS=15 for 5 %
 BOOTS_WALL=6
 if [ "$in_guest" = 1 ]; then
 	boots=1
@@ -83,14 +85,41 @@ elif [ "$accel" = tcg-icount ]; then
 else
 	boots=$BOOTS_WALL
 fi
+# Wall-clock mode's defaults, from the pilot runs in README ("Wall-clock
+# mode"): runs 20 times longer than icount's 15 ms (a 2-core TCG host moved
+# 12 ms NOP runs by up to 2x within a boot), 9 repetitions so that a boot's
+# median outlives a burst of slow runs, and under TCG one guest CPU (with
+# two, both host cores run vCPUs and a third thread's turn costs a run
+# 1.6x). The wall-clock cost of a run does not change the metric's meaning.
+wall=0
+if [ "$in_guest" = 0 ] && [ "$accel" != tcg-icount ]; then wall=1; fi
+if [ -z "${OPS_SCALE:-}" ]; then
+	if [ "$wall" = 1 ]; then OPS_SCALE=20; else OPS_SCALE=1; fi
+fi
+if [ "$wall" = 1 ]; then
+	REPS=${REPS:-9}
+	[ "$accel" = tcg ] && export SMP=${SMP:-1}
+fi
 case $boots in
 '' | *[!0-9]* | 0) echo "[bench] error: BOOTS=$boots: want a whole number of boots, 1 or more" >&2; exit 2 ;;
 esac
+case $OPS_SCALE in
+'' | *[!0-9]* | 0) echo "[bench] error: OPS_SCALE=$OPS_SCALE: want a whole number, 1 or more" >&2; exit 2 ;;
+esac
 # instance: the name of one boot's folders (raw/, logs/, env/)
 instance() { if [ "$boots" = 1 ]; then echo "$1"; else echo "$1.b$2"; fi; }
+# round_order B: the kernels in round B's order, rotated by one each round
+# (A B C, B C A, C A B, ...) so that no kernel always boots first or last
+# and a drift along the round does not load one kernel's figures
+round_order() {
+	local -a ks
+	read -r -a ks <<<"$kernels"
+	local n=${#ks[@]} i
+	for ((i = 0; i < n; i++)); do printf '%s ' "${ks[$(((i + $1 - 1) % n))]}"; done
+}
 instances=
 for b in $(seq 1 "$boots"); do
-	for k in $kernels; do instances="$instances $(instance "$k" "$b")"; done
+	for k in $(round_order "$b"); do instances="$instances $(instance "$k" "$b")"; done
 done
 instances=${instances# }
 
@@ -109,6 +138,8 @@ export BENCH_CLOCK_FILE=$run/.clock
 	[ -n "${FIO_REPS:-}" ] && echo "FIO_REPS=$FIO_REPS"
 	echo "FIO=${FIO:-1}"
 	echo "BOOTS=$boots"
+	echo "OPS_SCALE=$OPS_SCALE"
+	[ -n "${SMP:-}" ] && echo "SMP=$SMP"
 	for v in CELLS FIO_JOBS STEP_LIMIT FIO_LIMIT BENCH_HANG; do
 		if [ -n "${!v:-}" ]; then printf '%s=%q\n' "$v" "${!v}"; fi
 	done
@@ -128,7 +159,7 @@ t0=$(host_now)
 nk=$(wc -w <<<"$instances")
 i=0
 for b in $(seq 1 "$boots"); do
-for k in $kernels; do
+for k in $(round_order "$b"); do
 	i=$((i + 1))
 	inst=$(instance "$k" "$b")
 	el=$(( $(host_now) - t0 ))

@@ -21,14 +21,15 @@ data files the gnuplot scripts draw.
 
 One boot (icount): a comparison is the ratio of the two sides' medians,
 its interval a bootstrap over repetitions, which is what varies there.
-Several boots (wall-clock mode, bench/run.sh): each boot's figure for a
-cell and ring is the median of its interleaved repetitions; boots are
-paired by round (round r boots every kernel once, in turn), and a
-comparison is the geometric mean over rounds of the ratio of the two
-sides' boot medians, its 95 % interval Student's t over the rounds' log
-ratios. Within a kernel (restricted vs unrestricted) both sides come from
-the same boot, so the pairing is exact; across kernels it removes what
-the host did in that round.
+Several boots (wall-clock mode, bench/run.sh): each boot gives one
+figure per comparison, and a comparison is the geometric mean over boots
+of those figures, its 95 % interval Student's t over their logs, so the
+interval comes from the variation between boots. Across kernels the
+figure is the ratio of the two boots' medians of their interleaved
+repetitions, paired by round (round r boots every kernel once). Within a
+kernel (restricted vs unrestricted ring) both sides ran in the same boot,
+each repetition's two runs back to back: the figure is the boot's median
+over its repetitions of the pair's ratio (round_logs).
 
 Only measured numbers are written: a cell a kernel cannot run (baseline
 has no restricted ring) has no row, and plots show a gap. A kernel other
@@ -114,16 +115,9 @@ T80 = {1: 1.376, 2: 1.061, 3: 0.978, 4: 0.941, 5: 0.920, 6: 0.906, 7: 0.896, 8: 
 
 
 def t_quantile(table, df):
-    """The table's value at df, the next smaller df's between entries
-    (conservative), the normal quantile past the end."""
-    if df > max(table):
-        return {T975[1]: 1.960, T80[1]: 0.842}[table[1]]
+    """The table's value at df, else the next smaller df's: conservative
+    (a wider interval, more rounds) between entries and past the end."""
     return table[max(d for d in table if d <= df)]
-
-
-def paired_rounds(a, b):
-    """log(a/b) per round both sides measured, in round order."""
-    return [math.log(a[r] / b[r]) for r in sorted(set(a) & set(b))]
 
 
 def t_interval(x):
@@ -145,10 +139,13 @@ def mde(sd, n):
 
 
 def boots_needed(sd, pct):
-    """Rounds of boots for mde() to reach pct, at this spread (cap 99)."""
+    """Rounds of boots for mde() to reach pct if the true spread is this
+    one (cap 99). The two-quantile formula is optimistic for few rounds
+    (simulated: 73 % power at 2 rounds, 78.5 % at 4, 80 % from 6): below 6
+    it asks one round more."""
     for n in range(2, 100):
         if mde(sd, n) <= pct:
-            return n
+            return n + 1 if n < 6 else n
     return None
 
 
@@ -203,39 +200,63 @@ def load_micro(run):
                     absent.add((kernel, d["absent"]))
                     continue
                 key = (cell_name(d), d.get("kernel", kernel), d["ring"])
-                samples.setdefault(key, []).append((int(d.get("boot", 1)), d["ns_per_op"]))
+                samples.setdefault(key, []).append((int(d.get("boot", 1)), d["ns_per_op"],
+                                                    d.get("rep")))
     return samples, absent
 
 
 def values(s):
-    return [v for _b, v in s]
+    return [v for _b, v, _r in s]
 
 
 def boot_medians(s):
     """{boot: median of that boot's repetitions}"""
     per = {}
-    for b, v in s:
+    for b, v, _r in s:
         per.setdefault(b, []).append(v)
     return {b: statistics.median(vs) for b, vs in per.items()}
 
 
-def compare(a, b, rng):
-    """A relative to B, as the report gives it; None when a side is absent."""
+def round_logs(a, b, same_boot):
+    """{round: log(A/B)} for the rounds both sides measured. Across
+    kernels, the ratio of the two boots' medians. Within a kernel both
+    rings ran in the same boot, each repetition's two runs back to back
+    (micro-matrix.sh): the median over the boot's repetitions of each
+    pair's log ratio, so a burst of host load that slows a few seconds of
+    runs slows both sides of the pairs it hits and cancels, where it
+    would move one side's median alone."""
+    if not same_boot:
+        ba, bb = boot_medians(a), boot_medians(b)
+        return {r: math.log(ba[r] / bb[r]) for r in sorted(set(ba) & set(bb))}
+    pa = {(bt, rep): v for bt, v, rep in a}
+    pb = {(bt, rep): v for bt, v, rep in b}
+    per = {}
+    for key in sorted(set(pa) & set(pb), key=str):
+        per.setdefault(key[0], []).append(math.log(pa[key] / pb[key]))
+    return {r: statistics.median(per[r]) for r in sorted(per)}
+
+
+def compare(a, b, rng, same_boot=False):
+    """A relative to B, as the report gives it; None when a side is absent.
+    same_boot: both sides ran in each boot (one kernel's two rings)."""
     if not a or not b:
         return None
     ba, bb = boot_medians(a), boot_medians(b)
     if len(ba) > 1 or len(bb) > 1:
-        x = paired_rounds(ba, bb)
-        if not x:
+        logs = round_logs(a, b, same_boot)
+        if not logs:
             return None
+        x = list(logs.values())
         m, sd, half = t_interval(x)
-        rounds = sorted(set(ba) & set(bb))
+        # per op: the same geometric mean, on B's geometric mean
+        gb = math.exp(statistics.fmean(math.log(bb[r]) for r in logs))
         return {"delta_pct": pct(m),
                 "lo": None if half is None else pct(m - half),
                 "hi": None if half is None else pct(m + half),
-                "delta_per_op": statistics.fmean(ba[r] - bb[r] for r in rounds),
+                "delta_per_op": math.expm1(m) * gb,
                 "boots": len(x), "sd": sd,
-                "method": f"t over {len(x)} rounds of boots",
+                "method": (f"t over {len(x)} boots, each its repetitions' median paired ratio"
+                           if same_boot else f"t over {len(x)} rounds of boots"),
                 "mde": mde(sd, len(x))}
     ma, mb = statistics.median(values(a)), statistics.median(values(b))
     lo, hi = bootstrap_ratio(values(a), values(b), rng)
@@ -288,7 +309,7 @@ def main():
                              spread_boots])
                 if multi:
                     per = {}
-                    for b, x in s:
+                    for b, x, _r in s:
                         per.setdefault(b, []).append(x)
                     for b in sorted(per):
                         brows.append([c, k, r, b, len(per[b]), fmt(bm[b]),
@@ -301,7 +322,7 @@ def main():
     orows = []
     for c in cells:
         for label, ka, ra, kb, rb in comparisons(kernels):
-            d = compare(samples.get((c, ka, ra)), samples.get((c, kb, rb)), rng)
+            d = compare(samples.get((c, ka, ra)), samples.get((c, kb, rb)), rng, ka == kb)
             if d is None:
                 continue
             comps[c, label] = d
@@ -360,17 +381,18 @@ def write_rounds(run, samples, cells, kernels, comps):
             a, b = samples.get((c, ka, ra)), samples.get((c, kb, rb))
             if not a or not b:
                 continue
-            ba, bb = boot_medians(a), boot_medians(b)
-            rounds = sorted(set(ba) & set(bb))
+            logs = round_logs(a, b, ka == kb)
+            rounds = sorted(logs)
             for n in range(2, len(rounds) + 1):
                 first = rounds[:n]
-                m, sd, half = t_interval(paired_rounds({r: ba[r] for r in first},
-                                                       {r: bb[r] for r in first}))
+                m, sd, half = t_interval([logs[r] for r in first])
                 sig = "yes" if m - half > 0 or m + half < 0 else "no"
-                rows.append([c, label, n, fmt(pct(m)), fmt(pct(m - half)), fmt(pct(m + half)),
-                             opt(mde(sd, n)), sig])
-    run.write_csv("rounds.csv", ["cell", "comparison", "rounds", "delta_pct", "ci95_lo_pct",
-                                 "ci95_hi_pct", "mde_pct", "significant"], rows)
+                # rounds: how many both sides measured; last_round: the
+                # round it stands after (they differ after a lost boot)
+                rows.append([c, label, n, first[-1], fmt(pct(m)), fmt(pct(m - half)),
+                             fmt(pct(m + half)), opt(mde(sd, n)), sig])
+    run.write_csv("rounds.csv", ["cell", "comparison", "rounds", "last_round", "delta_pct",
+                                 "ci95_lo_pct", "ci95_hi_pct", "mde_pct", "significant"], rows)
     prows = []
     for (c, label), d in comps.items():
         if d["sd"] is None:
@@ -410,10 +432,9 @@ def write_plot_data(run, cells, comps, fio):
             if d is None:
                 f += ["?", "?", "?"]
                 continue
-            # no interval (one round): the value as both ends, so the bar
-            # is still drawn; the tables say "no interval"
+            # no interval (one round): "?", no error bar; the bar still shows
             t, lo, hi = throughput(d)
-            f += [fmt(t), fmt(t if lo is None else lo), fmt(t if hi is None else hi)]
+            f += [fmt(t), "?" if lo is None else fmt(lo), "?" if hi is None else fmt(hi)]
         lines.append(" ".join(f))
     write_atomic(os.path.join(data, "throughput.dat"), "\n".join(lines) + "\n")
 
@@ -431,9 +452,8 @@ def write_plot_data(run, cells, comps, fio):
             if d is None:
                 f += ["?"] * 4
             else:
-                v = d["delta_pct"]
-                f += [fmt(v), fmt(v if d["lo"] is None else d["lo"]),
-                      fmt(v if d["hi"] is None else d["hi"]), fmt(d["delta_per_op"], 2)]
+                f += [fmt(d["delta_pct"]), "?" if d["lo"] is None else fmt(d["lo"]),
+                      "?" if d["hi"] is None else fmt(d["hi"]), fmt(d["delta_per_op"], 2)]
         lines.append(" ".join(f))
     write_atomic(os.path.join(data, "batch.dat"), "\n".join(lines) + "\n")
 

@@ -23,8 +23,9 @@ fi
 env=$run/env/host.env
 sub="$(sed -n 's/^accel=//p' "$env"), QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
 # how a comparison's interval was made (bench/summarize_bench.py)
-ci=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["ci_method"])' \
-	"$run/overhead.csv" 2>/dev/null || true)
+ci=$(python3 -c 'import csv, sys
+m = {r["ci_method"] for r in csv.DictReader(open(sys.argv[1]))}
+print(m.pop() if len(m) == 1 else "per comparison, see REPORT.md")' "$run/overhead.csv" 2>/dev/null || true)
 ci=${ci:-bootstrap over repetitions}
 # gnuplot warns about the absent cells (baseline has no restricted ring)
 gnuplot() { command gnuplot "$@" 2>&1 | grep -vE 'no valid points|empty y range' >&2 || true; }

@@ -16,9 +16,13 @@ set xrange [0.7:180]
 lab(v) = abs(v) < 0.005 ? "0.00" : sprintf("%+.2f", v)
 f = data.'/batch.dat'
 set ylabel 'per-op cost (%)'
-plot f using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'patched: restricted vs unrestricted', \
-	'' using 1:6:7:8 with yerrorlines lw 2 pt 5 lc rgb '#d62728' title 'upstream: restricted vs unrestricted', \
-	'' using 1:10:11:12 with yerrorlines lw 2 pt 9 lc rgb '#7f7f7f' title 'patched vs baseline, unrestricted', \
+# the intervals apart from the lines: a point without one still shows
+plot f using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'patched: restricted vs unrestricted', \
+	'' using 1:6 with linespoints lw 2 pt 5 lc rgb '#d62728' title 'upstream: restricted vs unrestricted', \
+	'' using 1:10 with linespoints lw 2 pt 9 lc rgb '#7f7f7f' title 'patched vs baseline, unrestricted', \
+	'' using 1:3:(0):($4-$3) with vectors heads size screen 0.006,90 lw 1.5 lc rgb '#1f77b4' notitle, \
+	'' using 1:7:(0):($8-$7) with vectors heads size screen 0.006,90 lw 1.5 lc rgb '#d62728' notitle, \
+	'' using 1:11:(0):($12-$11) with vectors heads size screen 0.006,90 lw 1.5 lc rgb '#7f7f7f' notitle, \
 	'' using 1:2:(lab($2)) with labels offset 0, 1 font ",8" tc rgb '#1f77b4' notitle, \
 	'' using 1:6:(lab($6)) with labels offset 0, 1 font ",8" tc rgb '#d62728' notitle, \
 	'' using 1:10:(lab($10)) with labels offset 0, -1 font ",8" tc rgb '#7f7f7f' notitle

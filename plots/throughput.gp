@@ -16,25 +16,31 @@ set key outside right top noenhanced
 set bars front
 set offsets 0.5, 0.5, graph 0.18, graph 0.18
 set xtics rotate by -30 scale 0 noenhanced font ",9"
-# every value, zero included: above a bar's interval, below a negative one's
+# every value, zero included: above a bar's interval, below a negative
+# one's; a comparison without an interval (one round) has no error bar
 lab(v) = abs(v) < 0.005 ? "0.00" : sprintf("%+.2f", v)
-up(v, hi) = v >= 0 ? hi : NaN
-down(v, lo) = v < 0 ? lo : NaN
+up(v) = v >= 0 ? lab(v) : ""
+down(v) = v < 0 ? lab(v) : ""
+top(v, c) = valid(c) ? column(c) : v
 f = data.'/throughput.dat'
 set ylabel "vs own unrestricted ring (%)"
 set title "restricted vs unrestricted ring, same kernel: what the check costs" noenhanced
-plot f using ($0-0.19):2:3:4:(0.36):xtic(1) with boxerrorbars lc rgb '#1f77b4' title 'patched', \
-	'' using ($0+0.19):5:6:7:(0.36) with boxerrorbars lc rgb '#d62728' title 'upstream', \
-	'' using ($0-0.19):(up($2, $4)):(lab($2)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
-	'' using ($0-0.19):(down($2, $3)):(lab($2)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle, \
-	'' using ($0+0.19):(up($5, $7)):(lab($5)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
-	'' using ($0+0.19):(down($5, $6)):(lab($5)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle
+plot f using ($0-0.19):2:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patched', \
+	'' using ($0+0.19):5:(0.36) with boxes lc rgb '#d62728' title 'upstream', \
+	'' using ($0-0.19):3:(0):($4-$3) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
+	'' using ($0+0.19):6:(0):($7-$6) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
+	'' using ($0-0.19):(top($2, 4)):(up($2)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
+	'' using ($0-0.19):(top($2, 3)):(down($2)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle, \
+	'' using ($0+0.19):(top($5, 7)):(up($5)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
+	'' using ($0+0.19):(top($5, 6)):(down($5)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle
 set ylabel "vs baseline, unrestricted (%)"
 set title "restricted ring vs baseline's unrestricted ring: what a restricted ring costs over the unpatched kernel" noenhanced
-plot f using ($0-0.19):8:9:10:(0.36):xtic(1) with boxerrorbars lc rgb '#1f77b4' title 'patched', \
-	'' using ($0+0.19):11:12:13:(0.36) with boxerrorbars lc rgb '#d62728' title 'upstream', \
-	'' using ($0-0.19):(up($8, $10)):(lab($8)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
-	'' using ($0-0.19):(down($8, $9)):(lab($8)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle, \
-	'' using ($0+0.19):(up($11, $13)):(lab($11)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
-	'' using ($0+0.19):(down($11, $12)):(lab($11)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle
+plot f using ($0-0.19):8:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patched', \
+	'' using ($0+0.19):11:(0.36) with boxes lc rgb '#d62728' title 'upstream', \
+	'' using ($0-0.19):9:(0):($10-$9) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
+	'' using ($0+0.19):12:(0):($13-$12) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
+	'' using ($0-0.19):(top($8, 10)):(up($8)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
+	'' using ($0-0.19):(top($8, 9)):(down($8)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle, \
+	'' using ($0+0.19):(top($11, 13)):(up($11)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
+	'' using ($0+0.19):(top($11, 12)):(down($11)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle
 unset multiplot

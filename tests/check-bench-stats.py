@@ -87,7 +87,7 @@ def run_tool(*args):
 
 
 def main():
-    print("1..16")
+    print("1..18")
     tmp = tempfile.mkdtemp(prefix="lab-stats-")
     try:
         # the module
@@ -124,9 +124,11 @@ def main():
             "several boots: upstream's planted +5 % is significant, its interval around 5 %", up)
         tap(pa.get("significant") == "no" and float(pa["ci95_lo_pct"]) < 0 < float(pa["ci95_hi_pct"]),
             "several boots: patched's 0 is indistinguishable from 0", pa)
-        tap(up.get("boots") == "6" and up.get("ci_method") == "t over 6 rounds of boots"
-            and float(up.get("mde_pct") or 0) > 0,
-            "several boots: 6 rounds, Student's t, a detectable difference", up)
+        ub = o.get(("nop b=32", "upstream vs baseline, unrestricted"), {})
+        tap(up.get("boots") == "6" and up.get("ci_method", "").startswith("t over 6 boots, each its")
+            and ub.get("ci_method") == "t over 6 rounds of boots" and float(up.get("mde_pct") or 0) > 0,
+            "several boots: within a kernel per-boot paired repetitions, across kernels rounds; "
+            "Student's t over 6; a detectable difference", (up, ub))
 
         # the interval by hand: rounds' log ratios of per-boot medians
         per = {}
@@ -144,6 +146,17 @@ def main():
         r = o.get(("nop b=32", "upstream vs baseline, unrestricted"), {})
         tap(r and abs(float(r["ci95_lo_pct"]) - lo) < 0.002 and abs(float(r["ci95_hi_pct"]) - hi) < 0.002,
             f"several boots: the interval across kernels is t(5) over rounds ({lo:+.3f} .. {hi:+.3f} %)", r)
+        d = 100 * math.expm1((2.571 + 0.920) * s / math.sqrt(6))
+        tap(r and abs(float(r["mde_pct"]) - d) < 0.002,
+            f"several boots: detectable difference (t.975 + t.80)(5 df) sd / sqrt(6) = {d:.3f} %", r)
+        tp = {}
+        for line in open(os.path.join(many, "plots", "data", "throughput.dat")):
+            if not line.startswith("#"):
+                f = line.rsplit('"', 1)[1].split()
+                tp[line.split('"')[1]] = [float(x) for x in f]
+        u = tp.get("nop b=32", [0] * 12)[3:6]
+        tap(u[0] < 0 and u[1] < u[0] < u[2] and abs(u[0] - 100 * (1 / (1 + float(up["delta_pct"]) / 100) - 1)) < 0.002,
+            "throughput.dat: upstream's +5 % cost is a throughput loss, its interval turned over", u)
         b = rows(many, "boots.csv")
         tap(len(b) == 2 * 5 * 6, "several boots: boots.csv has one row per cell, kernel, ring and boot",
             len(b))
@@ -166,7 +179,7 @@ def main():
             and "detectable now" in rep,
             "report.py: the boots section (boots, spread, detectable, rounds taken)", rep[-2000:])
         tap("upstream: restricted vs unrestricted: **costs more** (significant) from round" in rep
-            and "patched: restricted vs unrestricted: indistinguishable from 0 from round" in rep,
+            and "patched: restricted vs unrestricted: indistinguishable from 0 after 6 rounds" in rep,
             "report.py: the NOP b=32 verdicts and the round each took", rep[-2000:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

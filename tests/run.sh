@@ -137,6 +137,13 @@ if [ "${#hk[@]}" -ge 2 ]; then
 	count bench-hang "$build/vm/bench-hang.tap" "${PIPESTATUS[0]}"
 fi
 
+# make bench's wall-clock mode: two kernels, two boots each, interleaved
+if [ "${#hk[@]}" -ge 2 ]; then
+	echo "== make bench BOOTS=2 ICOUNT=0 (${hk[0]}, ${hk[1]})"
+	"$here/bench-boots.sh" "${hk[0]}" "${hk[1]}" | tee "$build/vm/bench-boots.tap"
+	count bench-boots "$build/vm/bench-boots.tap" "${PIPESTATUS[0]}"
+fi
+
 # one table: each bypass and stress scenario, each kernel's verdict and
 # its kernel log status (tests/verdicts.tsv says what each test asserts)
 echo "== verdicts per scenario and kernel ($build/vm/VERDICTS.md)"
