@@ -39,7 +39,11 @@ draw() { # script output-base size extra-gnuplot-settings...
 n=0
 rm -f "$run/plots/ops.png" "$run/plots/ops.svg"  # before throughput.png
 if [ -f "$data/throughput.dat" ] && [ "$(grep -vc '^#' "$data/throughput.dat")" -gt 0 ]; then
-	draw throughput.gp "$run/plots/throughput" 1200,850
+	# the bottom panel only when the run measured baseline (column 8)
+	has_base=$(awk -F'"' '!/^#/ { split($3, f, " "); if (f[7] != "?") n++ } END { print n ? 1 : 0 }' \
+		"$data/throughput.dat")
+	draw throughput.gp "$run/plots/throughput" "1200,$([ "$has_base" = 1 ] && echo 850 || echo 480)" \
+		-e "has_base=$has_base"
 	n=$((n + 1))
 fi
 if [ -f "$data/batch.dat" ] && [ "$(grep -vc '^#' "$data/batch.dat")" -gt 0 ]; then

@@ -4,11 +4,12 @@
 # bars and the value written on each bar (data = throughput.dat of
 # bench/summarize_bench.py). A bar below zero is throughput lost. Called by
 # plots/draw.sh with: data (folder), out, term, sub, ci (how the interval
-# was made). The deny cell is not drawn: its "restricted" ring refuses
+# was made), has_base. The deny cell is not drawn: its "restricted" ring refuses
 # every SQE, a different operation, whose cost is in the report's tables.
 set terminal @term
 set output out
-set multiplot layout 2,1 title "Restricted ring throughput, relative (%; bars: 95 % interval, ".ci.")\n".sub noenhanced
+# has_base (draw.sh): the run measured baseline; without it, the top only
+set multiplot layout (has_base ? 2 : 1),1 title "Restricted ring throughput, relative (%; bars: 95 % interval, ".ci.")\n".sub noenhanced
 set style fill solid 0.85 border -1
 set grid ytics
 set xzeroaxis lt -1 lw 1
@@ -33,6 +34,7 @@ plot f using ($0-0.19):2:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patch
 	'' using ($0-0.19):(top($2, 3)):(down($2)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle, \
 	'' using ($0+0.19):(top($5, 7)):(up($5)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
 	'' using ($0+0.19):(top($5, 6)):(down($5)) with labels rotate by 90 right offset 0, -0.4 font ",7" notitle
+if (!has_base) { unset multiplot; exit }
 set ylabel "vs baseline, unrestricted (%)"
 set title "restricted ring vs baseline's unrestricted ring: what a restricted ring costs over the unpatched kernel" noenhanced
 plot f using ($0-0.19):8:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patched', \

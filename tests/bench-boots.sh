@@ -60,7 +60,10 @@ run = sys.argv[1]
 o = [r for r in csv.DictReader(open(run + "/overhead.csv")) if r["cell"] == "nop b=32"]
 rd = [r for r in csv.DictReader(open(run + "/rounds.csv")) if r["cell"] == "nop b=32"]
 pw = list(csv.DictReader(open(run + "/power.csv")))
-ok = (o and all(r["ci_method"] == "t over 2 rounds of boots" and r["ci95_lo_pct"] for r in o)
+# within a kernel the boots' paired repetitions, across kernels rounds
+ok = (o and all(r["ci_method"] == ("t over 2 boots, each its repetitions' median paired ratio"
+                                   if ": restricted vs unrestricted" in r["comparison"]
+                                   else "t over 2 rounds of boots") and r["ci95_lo_pct"] for r in o)
       and rd and all(r["rounds"] == "2" and r["last_round"] == "2" for r in rd) and pw)
 sys.exit(0 if ok else 1)
 PY
