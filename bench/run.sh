@@ -73,8 +73,8 @@ fi
 # BOOTS_WALL: the default boots per kernel without icount, from the power
 # analysis in README ("Wall-clock mode"): on this lab's noisy 2-core TCG
 # host a check's cost varied 2.1 % between boots (NOP b=32, 8 boots), so 6
-# boots detect a 3 % cost with 80 % power; comparisons across kernels vary
-# 6 % and want BOOTS=15 for 5 %
+# boots detect a 3 % cost with 80 % power; comparisons across kernels
+# varied 6-16 % between rounds and would want 15-86 rounds for 5 %
 BOOTS_WALL=6
 if [ "$in_guest" = 1 ]; then
 	boots=1
