@@ -26,10 +26,6 @@ RINGS = ("unrestricted", "restricted")
 TOP = 12
 
 
-def write(path, text):
-    write_atomic(path, text)
-
-
 def write_csv(path, header, rows):
     write_atomic(path, csv_text(header, rows))
 
@@ -81,7 +77,7 @@ def perf(run, data):
         lines = ["symbol " + " ".join(f'"{k} {r}"' for k, r in vs)]
         for s in syms:
             lines.append(f'"{s}" ' + " ".join(f"{per[v].get(s, 0):.2f}" for v in vs))
-        write(os.path.join(data, f"trace-perf-{cell}.dat"), "\n".join(lines) + "\n")
+        write_atomic(os.path.join(data, f"trace-perf-{cell}.dat"), "\n".join(lines) + "\n")
     return len(shares)
 
 
@@ -170,7 +166,7 @@ def bpftrace(run, data):
         lines = ["bucket " + " ".join(f'"{k} {r}"' for k, r in vs)]
         for lo in lows:
             lines.append(f"{lo} " + " ".join(f"{pct[v, lo]:.2f}" for v in vs))
-        write(os.path.join(data, "trace-sqe-hist.dat"), "\n".join(lines) + "\n")
+        write_atomic(os.path.join(data, "trace-sqe-hist.dat"), "\n".join(lines) + "\n")
     return len(rows)
 
 
@@ -204,7 +200,7 @@ def insn(run, data):
             label = fn if len(fn) <= 26 else fn[:25] + "…"
             lines.append(f'"{label}" ' + " ".join(f"{per.get(c, {}).get(fn, 0):.3f}" for c, _ in series))
         name = cell.replace(" ", "-").replace("=", "")
-        write(os.path.join(data, f"trace-insn-{name}.dat"), "\n".join(lines) + "\n")
+        write_atomic(os.path.join(data, f"trace-insn-{name}.dat"), "\n".join(lines) + "\n")
         n += 1
     return n
 
