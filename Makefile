@@ -120,7 +120,19 @@ check-patches: tree
 	@tests/check-patches.sh
 
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
-	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order
+	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order \
+	$(BUILD)/tests/bpf-filter
+
+# The io_uring uapi headers as the patched branch has them (the filter ABI
+# that 6.1 lacks), for the tests and tools that use it: taken from the
+# tree, never copied into the lab.
+UAPI := $(BUILD)/uapi
+$(UAPI)/linux/io_uring/bpf_filter.h: $(wildcard kernel-patches/restrictions/*.patch) | deps
+	@kernel-patches/prepare-tree.sh
+	@rm -rf $(UAPI) && mkdir -p $(UAPI)
+	@git -C $(BUILD)/linux archive patched include/uapi/linux/io_uring.h \
+		include/uapi/linux/io_uring | tar -x -C $(UAPI) --strip-components=2
+	@test -f $@
 
 # the kernel tree's kselftest harness runs the stress tests
 HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
@@ -147,6 +159,11 @@ $(BUILD)/tests/drain-order: tests/drain-order.c tests/drain-replay.h tests/uring
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
+$(BUILD)/tests/bpf-filter: tests/bpf-filter.c tests/uring-test.h $(HARNESS) \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(UAPI) -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
+
 $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
@@ -165,9 +182,10 @@ debug-kernels: kernels
 
 bench-bin: $(BENCH_BIN)
 
-$(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h | deps
+$(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -luring
+	$(CC) $(CFLAGS) -I$(UAPI) -o $@ $< -luring
 
 $(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
 	@mkdir -p $(@D)

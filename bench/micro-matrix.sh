@@ -5,7 +5,10 @@
 # that drift, if any, hits every variant alike. One JSON line per run in
 # OUT/micro.jsonl (written when complete), stderr in OUT/micro.log.
 # A kernel without ring restrictions has no restricted cells: they are
-# recorded as absent, not run.
+# recorded as absent, not run. The filter cells (issue 17) run the ring
+# they are about, filtered (ringbench -r 2) or restricted and filtered
+# (-r 3), against the unrestricted one; a kernel without
+# IORING_REGISTER_BPF_FILTER does not run them and records them absent.
 # Every run has a time limit (STEP_LIMIT, 60 s of host time; a run
 # takes well under 1 s): a run that hangs or fails is recorded in
 # OUT/failures.tsv and the matrix goes on. Fault lines in the kernel log
@@ -31,22 +34,42 @@ ring_cells=()
 for r in ${RINGS:-1 64 1024}; do
 	ring_cells+=("rings -R $r -b 4 -n 50000")
 done
+# SOCKET and OPENAT, each refused by the kernel at once after the
+# checks: what an allow-list and a filter on their arguments cost
+arg_cells=("socket -b 32 -n 8000" "openat -b 32 -n 2000")
+# RING|CELL: the filters (ringbench -F, -S, -J) on the workload's opcode,
+# one instruction to four stacked 13-instruction programs, the JIT off,
+# a filter on another opcode only, and filters with the allow-lists
+filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
+	"2|nop -b 32 -F real -S 2 -n 50000" "2|nop -b 32 -F real -S 4 -n 50000"
+	"2|nop -b 32 -F real -J 0 -n 50000" "2|nop -b 32 -F other -n 50000"
+	"3|nop -b 32 -F real -n 50000" "2|socket -b 32 -F socket -n 8000"
+	"2|openat -b 32 -F open -n 2000")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
-		"${flag_cells[@]}" "${ring_cells[@]}")
+		"${flag_cells[@]}" "${arg_cells[@]}" "${filter_cells[@]}"
+		"${ring_cells[@]}")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 15000" "nop -b 8 -n 40000" "nop -b 32 -n 50000"
 		"nop -b 128 -n 50000" "read -d 1 -n 3500" "read -d 32 -n 4000"
 		"sqpoll -d 1 -n 1600" "sqpoll -d 32 -n 4000" "setup -n 1600"
-		"deny -b 32 -n 50000" "${flag_cells[@]}" "${ring_cells[@]}")
+		"deny -b 32 -n 50000" "${flag_cells[@]}" "${arg_cells[@]}"
+		"${filter_cells[@]}" "${ring_cells[@]}")
 fi
+# a cell's workload, and for a filter cell "filter" too (CELLS=filter)
+cell_workload() {
+	case $1 in
+	*"|"*) local c=${1#*|}; echo "${c%% *} filter" ;;
+	*) echo "${1%% *}" ;;
+	esac
+}
 if [ -n "${CELLS:-}" ]; then
 	keep=()
 	for cell in "${cells[@]}"; do
-		selected "${cell%% *}" "$CELLS" && keep+=("$cell")
+		selected "$(cell_workload "$cell")" "$CELLS" && keep+=("$cell")
 	done
 	cells=("${keep[@]}")
 fi
@@ -58,6 +81,7 @@ scale=${OPS_SCALE:-1}
 if [ "$scale" != 1 ]; then
 	for i in "${!cells[@]}"; do
 		[ "${cells[$i]%% *}" = setup ] && continue
+		[ "${cells[$i]#*|}" = setup ] && continue
 		n_ops=${cells[$i]##*-n }
 		cells[$i]="${cells[$i]% -n *} -n $((n_ops * scale))"
 	done
@@ -67,6 +91,22 @@ mkdir -p "$out"
 # from tmpfs: nothing in a timed loop may wait on the 9p share
 bin=/tmp/ringbench
 cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
+
+# no filter cell on a kernel without the filters: one probe, not a cell's
+# worth of failed runs (exit 77: the register opcode is not there)
+filters=1
+if printf '%s\n' "${cells[@]}" | grep -q '|'; then
+	"$bin" -w nop -r 2 -F allow -n 32 -W 0 >/dev/null 2>>"$out/micro.log"
+	if [ $? = 77 ]; then
+		filters=0
+		echo "[bench] $kernel: no IORING_REGISTER_BPF_FILTER: filter cells absent"
+		keep=()
+		for cell in "${cells[@]}"; do
+			case $cell in *"|"*) ;; *) keep+=("$cell") ;; esac
+		done
+		cells=("${keep[@]}")
+	fi
+fi
 
 # a cell's name as the report gives it (bench/summarize_bench.py cell_name)
 cell_label() {
@@ -109,10 +149,12 @@ for phase in main tail; do
 	# warm-up: one short untimed run per cell, so page cache, slab caches and
 	# branch history are warm before the first measured run
 	for cell in "${group[@]}"; do
+		fring=1
+		case $cell in *"|"*) fring=${cell%%|*}; cell=${cell#*|} ;; esac
 		read -r wl args <<<"$cell"
 		# shellcheck disable=SC2086
-		run_step "micro:$wl" "$limit" "$bin" -w "$wl" ${args%-n*} -n 200 -W 100 \
-			>/dev/null 2>>"$out/micro.log"
+		run_step "micro:$wl" "$limit" "$bin" -w "$wl" ${args%-n*} -r "$fring" \
+			-n 200 -W 100 >/dev/null 2>>"$out/micro.log"
 		rc=$?
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
 			failed=$((failed + 1))
@@ -126,9 +168,11 @@ for phase in main tail; do
 	for rep in $(seq 1 "$reps"); do
 		for i in $(seq 0 $((m - 1))); do
 			cell=${group[$(((i + rep) % m))]}
+			fring=1
+			case $cell in *"|"*) fring=${cell%%|*}; cell=${cell#*|} ;; esac
 			read -r wl args <<<"$cell"
-			rings="0 1"
-			[ $((rep % 2)) = 0 ] && rings="1 0"
+			rings="0 $fring"
+			[ $((rep % 2)) = 0 ] && rings="$fring 0"
 			for r in $rings; do
 				done=$((done + 1))
 				if [ "$r" = 1 ] && [ "$absent" = 1 ]; then
@@ -149,7 +193,8 @@ for phase in main tail; do
 				elif [ "$rc" != 0 ]; then
 					failed=$((failed + 1))
 					why=$(why_failed $rc "$limit")
-					ring=$([ "$r" = 1 ] && echo restricted || echo unrestricted)
+					ring=$(case $r in 0) echo unrestricted ;; 1) echo restricted ;;
+						2) echo filtered ;; *) echo restricted+filtered ;; esac)
 					step_failed "$out" "micro $(cell_label "$wl" "$args"), $ring ring, rep $rep" "$why" micro.log
 					echo "[bench] $kernel: ringbench -w $wl $args -r $r failed ($why): $(tail -1 "$out/micro.log")"
 				fi
@@ -160,5 +205,6 @@ for phase in main tail; do
 	done
 done
 [ "$absent" = 1 ] && echo '{"absent":"restricted","reason":"kernel has no IORING_SETUP_R_DISABLED"}' >>"$part"
+[ "$filters" = 0 ] && echo '{"absent":"filtered","reason":"kernel has no IORING_REGISTER_BPF_FILTER"}' >>"$part"
 mv "$part" "$out/micro.jsonl"
 [ "$failed" = 0 ]

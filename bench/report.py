@@ -164,8 +164,16 @@ def main():
                 cells.append(c)
     out.extend(side_by_side(summary, fio, cells, kernels, unit, kl))
 
+    out.extend(filters_section(read_csv(os.path.join(run, "filters.csv")), unit, icount, kl))
+
     w("## Microbenchmarks (`bench/ringbench`)\n")
     notes = {
+        "socket": "`IORING_OP_SOCKET` (AF_UNIX, SOCK_DGRAM, protocol 99, which af_unix refuses at once "
+                  "with -EPROTONOSUPPORT: no file to close), 32 per submit; restricted = SOCKET allowed; "
+                  "filtered = a classic BPF filter allowing AF_INET or AF_UNIX, stream or datagram.",
+        "openat": "`IORING_OP_OPENAT` of a name that does not exist in /tmp (tmpfs, -ENOENT), 32 per "
+                  "submit; restricted = OPENAT allowed; filtered = a classic BPF filter refusing "
+                  "O_CREAT, O_TRUNC and O_TMPFILE.",
         "deny": "restricted = every NOP refused with -EACCES (policy allows reads only); unrestricted = the NOPs run.",
         "skip": "every NOP `IOSQE_CQE_SKIP_SUCCESS` (no CQE); restricted = NOP and that flag allowed.",
         "drain": "the batch's last NOP `IOSQE_IO_DRAIN`; restricted = NOP and that flag allowed.",
@@ -187,6 +195,10 @@ def main():
     for c in cells:
         w(f"### {c}\n")
         note = notes.get(c.split()[0])
+        if " F=" in c:
+            note = ("filter cell: the filtered ring has `ringbench -F` "
+                    + c.split(" F=")[1] + " (see the filters section); the unrestricted ring "
+                    "is the same ring without it")
         if note:
             w(f"_{note}_\n")
         bcol = boots > 1
@@ -202,7 +214,8 @@ def main():
               f"{r['reps']} | {num(r['median_per_op'], 2)} | "
               f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % |"
               f"{between if bcol else ''} {num(r['median_ops_per_s'], 0)} |")
-        if "baseline" in kernels and not any(r["cell"] == c and r["kernel"] == "baseline"
+        if "baseline" in kernels and " F=" not in c and not any(
+                r["cell"] == c and r["kernel"] == "baseline"
                                              and r["ring"] == "restricted" for r in summary):
             w("| baseline | restricted |" + (" — |" if bcol else "")
               + " — | absent: no ring restrictions | | |" + (" |" if bcol else "") + " |")
@@ -285,6 +298,58 @@ def main():
       "`plots/` (PNG, SVG and the data behind them). `COMPLETE` is written last.\n")
 
     write_report(run, out)
+
+
+FILTER_TEXT = {
+    "allow": "1 instruction (return 1)",
+    "real": "13 instructions on user_data and sqe_flags, 12 run",
+    "other": "1 instruction, on IORING_OP_SOCKET: NOP has none",
+    "socket": "family and type, 7 or 9 instructions",
+    "open": "open flags, 4 instructions",
+}
+
+
+def filter_text(f):
+    name, _, rest = f.partition("x")
+    jit = "JIT off" if f.endswith("-nojit") else "JIT on"
+    name = name.replace("-nojit", "")
+    n = rest.replace("-nojit", "")
+    return f"{FILTER_TEXT.get(name, name)}{', ' + n + ' stacked' if n else ''}, {jit}"
+
+
+def filters_section(rows, unit, icount, kl):
+    """Per cell, baseline, upstream's bitmap, patched's tables and
+    patched's filters side by side (summarize_bench.write_filters)."""
+    if not rows:
+        return []
+    per = "instructions per op (icount: 1 ns = 1 instruction)" if icount else "ns per op"
+    out = ["## BPF filters side by side (IORING_REGISTER_BPF_FILTER, issue 17)\n",
+           f"Per cell, what each way of checking an SQE costs, in {per}: the median of the "
+           "check's ring, and what the check adds to the same kernel's unrestricted ring in the "
+           "same run (95 % interval). Filters exist on patched only (patches 0014, 0015); "
+           "a filter row's own unrestricted ring is its filter cell's.\n"]
+    cells = []
+    for r in rows:
+        if r["cell"] not in cells:
+            cells.append(r["cell"])
+    for c in cells:
+        out.append(f"### {c}\n")
+        out.append(f"| check | kernel | ring | median {unit}/op | check adds {unit}/op | % | 95 % CI |")
+        out.append("|---|---|---|---:|---:|---:|---:|")
+        for r in (r for r in rows if r["cell"] == c):
+            check = r["check"]
+            if " filter " in check:
+                head, f = check.rsplit(" ", 1)
+                check = f"{head} ({filter_text(f)})"
+            ci = (f"{float(r['ci95_lo_pct']):+.3f} .. {float(r['ci95_hi_pct']):+.3f} %"
+                  if r["ci95_lo_pct"] else "—")
+            out.append(f"| {check} | {kl(r['kernel'])} | {r['ring']} | {num(r['median_per_op'], 2)} | "
+                       f"{float(r['check_per_op']):+.2f} | {float(r['check_pct']):+.3f} % | {ci} |"
+                       if r["check_per_op"] else
+                       f"| {check} | {kl(r['kernel'])} | {r['ring']} | {num(r['median_per_op'], 2)} | "
+                       f"— | — | — |")
+        out.append("")
+    return out
 
 
 def ci_text(r):

@@ -33,10 +33,27 @@
  *   rings   -R rings, each submitting -b NOPs in turn, so that a ring's
  *           context has gone cold (from the caches of a real CPU) by the
  *           time its turn comes round again
+ *   socket  IORING_OP_SOCKET, -b per enter: AF_UNIX, SOCK_DGRAM, protocol
+ *           99, which af_unix refuses at once (-EPROTONOSUPPORT), so no
+ *           file is made and none need closing
+ *   openat  IORING_OP_OPENAT, -b per enter, of a name that does not exist
+ *           in /tmp (tmpfs: -ENOENT from the dentry cache, never the 9p
+ *           root's server)
+ *
+ * Rings (-r): 0 unrestricted; 1 restricted by the allow-lists; 2 filtered:
+ * classic BPF filters (IORING_REGISTER_BPF_FILTER, -F, -S, -J) instead of
+ * the allow-lists; 3 both. Filters (-F), -S of them stacked on the
+ * workload's opcode:
+ *   allow   one instruction: return 1
+ *   real    13 instructions on user_data and sqe_flags (what a sandbox
+ *           would check of a NOP), all passed
+ *   other   allow, on IORING_OP_SOCKET: the workload's opcode has none
+ *   socket  family AF_INET or AF_UNIX, type SOCK_STREAM or SOCK_DGRAM
+ *   open    no O_CREAT, O_TRUNC or O_TMPFILE
  *
  * A line on stderr once a second while a run lasts; one JSON line per run
- * on stdout. Exit status 77: the kernel has no ring restrictions (the
- * restricted cell does not exist there).
+ * on stdout. Exit status 77: the kernel has no ring restrictions or no
+ * BPF filters (the restricted or filtered cell does not exist there).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +61,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +70,13 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/io_uring.h>
+#include <linux/io_uring/bpf_filter.h>
+#include <linux/filter.h>
 #include <liburing.h>
 
 #include "../tracing/lab-marker.h"
@@ -65,13 +87,29 @@
 
 enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY,
 		W_SKIP, W_DRAIN, W_LINK, W_ASYNC, W_TOPOP, W_BUFSEL, W_RINGS,
-		W_LAST = W_RINGS };
+		W_SOCKET, W_OPENAT, W_LAST = W_OPENAT };
 
 static const char *const wl_names[] = {
 	[W_NOP] = "nop", [W_READ] = "read", [W_SQPOLL] = "sqpoll",
 	[W_SETUP] = "setup", [W_DENY] = "deny", [W_SKIP] = "skip",
 	[W_DRAIN] = "drain", [W_LINK] = "link", [W_ASYNC] = "async",
 	[W_TOPOP] = "topop", [W_BUFSEL] = "bufsel", [W_RINGS] = "rings",
+	[W_SOCKET] = "socket", [W_OPENAT] = "openat",
+};
+
+/* ring modes (-r) */
+enum { R_PLAIN, R_LISTS, R_FILTERS, R_BOTH };
+
+static const char *const ring_names[] = {
+	[R_PLAIN] = "unrestricted", [R_LISTS] = "restricted",
+	[R_FILTERS] = "filtered", [R_BOTH] = "restricted+filtered",
+};
+
+enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_LAST = F_OPEN };
+
+static const char *const filter_names[] = {
+	[F_ALLOW] = "allow", [F_REAL] = "real", [F_OTHER] = "other",
+	[F_SOCKET] = "socket", [F_OPEN] = "open",
 };
 
 /* the flag class each NOP cell sends (and its restricted ring allows) */
@@ -83,7 +121,7 @@ static const unsigned char wl_flag[] = {
 static int nop_like(int wl)
 {
 	return wl == W_NOP || wl == W_DENY || (wl >= W_SKIP && wl <= W_TOPOP) ||
-	       wl == W_RINGS;
+	       wl == W_RINGS || wl == W_SOCKET || wl == W_OPENAT;
 }
 
 /*
@@ -99,6 +137,7 @@ static const unsigned long default_ops[] = {
 	[W_SETUP] = 1600, [W_DENY] = 50000, [W_SKIP] = 50000,
 	[W_DRAIN] = 50000, [W_LINK] = 50000, [W_ASYNC] = 5000,
 	[W_TOPOP] = 50000, [W_BUFSEL] = 4000, [W_RINGS] = 50000,
+	[W_SOCKET] = 8000, [W_OPENAT] = 2000,
 };
 
 static struct {
@@ -113,9 +152,12 @@ static struct {
 	const char *tags[MAX_TAGS];
 	int ntags;
 	int mark;
+	int filter;		/* -F, or -1 */
+	unsigned int stack;	/* -S */
+	int jit;		/* -J, or -1: leave the sysctl alone */
 } opt = {
 	.wl = W_NOP, .batch = 32, .depth = 32, .nrings = 64,
-	.file = "/dev/nullb0",
+	.file = "/dev/nullb0", .filter = -1, .stack = 1, .jit = -1,
 };
 
 struct bench {
@@ -135,8 +177,12 @@ static void usage(const char *prog, int status)
 	fprintf(status ? stderr : stdout,
 		"Usage: %s [options]\n"
 		"  -w WORKLOAD  nop, read, sqpoll, setup, deny, skip, drain, link,\n"
-		"               async, topop, bufsel, rings          (default nop)\n"
-		"  -r 0|1       restricted ring                        (default 0)\n"
+		"               async, topop, bufsel, rings, socket, openat (nop)\n"
+		"  -r 0..3      ring: unrestricted, restricted, filtered, both (0)\n"
+		"  -F FILTER    allow, real, other, socket, open: the filter of\n"
+		"               rings 2 and 3 (default: the workload's)\n"
+		"  -S N         that filter N times, stacked           (default 1)\n"
+		"  -J 0|1       net.core.bpf_jit_enable while the filters are made\n"
 		"  -b N         SQEs per submit: the NOP workloads     (default 32)\n"
 		"  -d N         reads in flight: read, sqpoll, bufsel  (default 32)\n"
 		"  -R N         rings: rings                           (default 64)\n"
@@ -231,8 +277,166 @@ static int policy(struct io_uring_restriction *r)
 	case W_DENY:
 		r[n++].sqe_op = IORING_OP_READ_FIXED;
 		break;
+	case W_SOCKET:
+		r[n++].sqe_op = IORING_OP_SOCKET;
+		break;
+	case W_OPENAT:
+		r[n++].sqe_op = IORING_OP_OPENAT;
+		break;
 	}
 	return n;
+}
+
+#define CTX_WORD(field)	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
+				 offsetof(struct io_uring_bpf_ctx, field))
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SQE_FLAGS_SHIFT	8
+#else
+#define SQE_FLAGS_SHIFT	16
+#endif
+
+static struct sock_filter prog_allow[] = { BPF_STMT(BPF_RET | BPF_K, 1) };
+
+/*
+ * A sandbox's check of a NOP: user_data's high word zero, its low word
+ * below 1 << 30 and not 0xdead, opcode NOP, no IOSQE_ASYNC,
+ * IOSQE_BUFFER_SELECT or bit 7. Every NOP the bench sends passes: 12 of
+ * its 13 instructions run.
+ */
+static struct sock_filter prog_real[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		 offsetof(struct io_uring_bpf_ctx, user_data) + 4),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 9),
+	CTX_WORD(user_data),
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 1U << 30, 7, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xdead, 6, 0),
+	CTX_WORD(opcode),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IORING_OP_NOP, 0, 3),
+	CTX_WORD(opcode),
+	BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SQE_FLAGS_SHIFT),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | 0x80, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* family AF_INET or AF_UNIX, type (less its flags) stream or datagram */
+static struct sock_filter prog_socket[] = {
+	CTX_WORD(socket.family),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 5),
+	CTX_WORD(socket.type),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_DGRAM, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+/* an open that creates or truncates nothing */
+static struct sock_filter prog_open[] = {
+	CTX_WORD(open.flags),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT | O_TRUNC | __O_TMPFILE,
+		 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* -F's program and opcode; -1 if the workload has no such filter */
+static int filter_of(struct sock_filter **prog, unsigned int *len,
+		     unsigned int *pdu)
+{
+	int f = opt.filter;
+	int op = opt.wl == W_SOCKET ? IORING_OP_SOCKET :
+		 opt.wl == W_OPENAT ? IORING_OP_OPENAT : IORING_OP_NOP;
+
+	if (f < 0)
+		f = op == IORING_OP_SOCKET ? F_SOCKET :
+		    op == IORING_OP_OPENAT ? F_OPEN : F_REAL;
+	*pdu = 0;
+	switch (f) {
+	case F_ALLOW:
+		*prog = prog_allow;
+		*len = 1;
+		break;
+	case F_OTHER:
+		*prog = prog_allow;
+		*len = 1;
+		op = IORING_OP_SOCKET;
+		break;
+	case F_REAL:
+		*prog = prog_real;
+		*len = sizeof(prog_real) / sizeof(prog_real[0]);
+		break;
+	case F_SOCKET:
+		*prog = prog_socket;
+		*len = sizeof(prog_socket) / sizeof(prog_socket[0]);
+		break;
+	case F_OPEN:
+		*prog = prog_open;
+		*len = sizeof(prog_open) / sizeof(prog_open[0]);
+		break;
+	}
+	if (op == IORING_OP_SOCKET)
+		*pdu = sizeof(((struct io_uring_bpf_ctx *)0)->socket);
+	else if (op == IORING_OP_OPENAT)
+		*pdu = sizeof(((struct io_uring_bpf_ctx *)0)->open);
+	return op;
+}
+
+/* net.core.bpf_jit_enable as it was before -J, restored at exit */
+static char jit_was[8];
+static const char jit_knob[] = "/proc/sys/net/core/bpf_jit_enable";
+
+static void jit_restore(void)
+{
+	FILE *f = fopen(jit_knob, "w");
+
+	if (f) {
+		fputs(jit_was, f);
+		fclose(f);
+	}
+}
+
+static void jit_set(int on)
+{
+	FILE *f = fopen(jit_knob, "r");
+
+	if (!f || !fgets(jit_was, sizeof(jit_was), f))
+		die("%s: %s", jit_knob, strerror(errno));
+	fclose(f);
+	f = fopen(jit_knob, "w");
+	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f))
+		die("%s: cannot set it to %d", jit_knob, on);
+	atexit(jit_restore);
+}
+
+/* -S copies of the filter on @fd; 77 on a kernel without the opcode */
+static void add_filters(int fd)
+{
+	struct sock_filter *prog;
+	unsigned int len, pdu, i;
+	int op = filter_of(&prog, &len, &pdu), ret;
+
+	for (i = 0; i < opt.stack; i++) {
+		struct io_uring_bpf b = {
+			.cmd_type = IO_URING_BPF_CMD_FILTER,
+			.filter = {
+				.opcode = op, .filter_len = len,
+				.pdu_size = pdu,
+				.filter_ptr = (uintptr_t)prog,
+			},
+		};
+
+		ret = sys_register(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
+		if (ret == -EINVAL && !i) {
+			fprintf(stderr, "ringbench: kernel has no IORING_REGISTER_BPF_FILTER: no filtered ring here\n");
+			exit(EXIT_UNSUPPORTED);
+		}
+		if (ret < 0)
+			die("IORING_REGISTER_BPF_FILTER: %s", strerror(-ret));
+	}
 }
 
 /*
@@ -251,10 +455,10 @@ static void ring_init(struct bench *b, unsigned int entries,
 		p.flags |= IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;	/* ms: never idles in a run */
 	}
-	if (opt.restricted)
+	if (opt.restricted & R_LISTS)
 		p.flags |= IORING_SETUP_R_DISABLED;
 	ret = io_uring_queue_init_params(entries, &b->ring, &p);
-	if (ret == -EINVAL && opt.restricted) {
+	if (ret == -EINVAL && (opt.restricted & R_LISTS)) {
 		p.flags &= ~IORING_SETUP_R_DISABLED;
 		if (io_uring_queue_init_params(entries, &b->ring, &p) == 0) {
 			fprintf(stderr, "ringbench: kernel has no IORING_SETUP_R_DISABLED: no restricted ring here\n");
@@ -265,7 +469,9 @@ static void ring_init(struct bench *b, unsigned int entries,
 		die("io_uring_queue_init_params: %s", strerror(-ret));
 	if (prepare)
 		prepare(b);
-	if (!opt.restricted)
+	if (opt.restricted & R_FILTERS)
+		add_filters(b->ring.ring_fd);
+	if (!(opt.restricted & R_LISTS))
 		return;
 	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
 			   r, policy(r));
@@ -304,8 +510,20 @@ static void reap(struct bench *b, unsigned int n, int want)
 	}
 }
 
+/* openat's directory */
+static int tmp_dir = -1;
+
 static void prep_one(struct io_uring_sqe *sqe, unsigned int i)
 {
+	if (opt.wl == W_SOCKET) {
+		io_uring_prep_socket(sqe, AF_UNIX, SOCK_DGRAM, 99, 0);
+		return;
+	}
+	if (opt.wl == W_OPENAT) {
+		io_uring_prep_openat(sqe, tmp_dir, "ringbench-no-such-file",
+				     O_RDONLY, 0);
+		return;
+	}
 	if (opt.wl == W_TOPOP) {
 		/* an opcode past the common ones; -EBADF at issue */
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, -1, NULL, 0, 0);
@@ -350,7 +568,9 @@ static unsigned int round_nop(struct bench *b)
 		die("submit: %d (%s), want %u", ret,
 		    strerror(ret < 0 ? -ret : 0), opt.batch);
 	reap(b, want, opt.wl == W_DENY && opt.restricted ? -EACCES :
-		      opt.wl == W_TOPOP ? -EBADF : 0);
+		      opt.wl == W_TOPOP ? -EBADF :
+		      opt.wl == W_SOCKET ? -EPROTONOSUPPORT :
+		      opt.wl == W_OPENAT ? -ENOENT : 0);
 	return opt.batch;
 }
 
@@ -580,8 +800,7 @@ static void print_result(uint64_t ops, uint64_t ns)
 		"\"depth\":%u,\"ops\":%" PRIu64 ",\"ns\":%" PRIu64 ","
 		"\"ns_per_op\":%.3f,\"ops_per_s\":%.1f,\"clock\":\"%s\","
 		"\"release\":\"%s\",\"pid\":%d",
-		wl_names[opt.wl],
-		opt.restricted ? "restricted" : "unrestricted",
+		wl_names[opt.wl], ring_names[opt.restricted],
 		nop_like(opt.wl) ? opt.batch : 0,
 		opt.wl == W_READ || opt.wl == W_SQPOLL || opt.wl == W_BUFSEL ?
 		opt.depth : 0,
@@ -590,6 +809,19 @@ static void print_result(uint64_t ops, uint64_t ns)
 		u.release, (int)getpid());
 	if (opt.wl == W_RINGS)
 		printf(",\"rings\":%u", opt.nrings);
+	/* a filter cell names its filter on every ring, 0 and 1 included */
+	if (opt.filter >= 0 || opt.stack > 1 || opt.jit >= 0) {
+		struct sock_filter *prog;
+		unsigned int len, pdu;
+
+		filter_of(&prog, &len, &pdu);
+		printf(",\"filter\":\"%s%s%.0u%s\",\"filter_insns\":%u",
+		       filter_names[opt.filter >= 0 ? opt.filter :
+				    opt.wl == W_SOCKET ? F_SOCKET :
+				    opt.wl == W_OPENAT ? F_OPEN : F_REAL],
+		       opt.stack > 1 ? "x" : "", opt.stack > 1 ? opt.stack : 0,
+		       opt.jit == 0 ? "-nojit" : "", len);
+	}
 	for (i = 0; i < opt.ntags; i++) {
 		const char *eq = strchr(opt.tags[i], '=');
 
@@ -607,7 +839,7 @@ int main(int argc, char *argv[])
 	unsigned long warm = 0;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "w:r:b:d:R:f:n:W:t:mh")) != -1) {
+	while ((c = getopt(argc, argv, "w:r:b:d:R:f:n:W:t:F:S:J:mh")) != -1) {
 		switch (c) {
 		case 'w':
 			for (i = 0; i <= W_LAST; i++)
@@ -621,6 +853,26 @@ int main(int argc, char *argv[])
 			break;
 		case 'r':
 			opt.restricted = atoi(optarg);
+			if (opt.restricted < R_PLAIN || opt.restricted > R_BOTH)
+				usage(argv[0], 2);
+			break;
+		case 'F':
+			for (i = 0; i <= F_LAST; i++)
+				if (!strcmp(optarg, filter_names[i]))
+					break;
+			if (i > F_LAST) {
+				fprintf(stderr, "ringbench: unknown filter '%s'\n", optarg);
+				usage(argv[0], 2);
+			}
+			opt.filter = i;
+			break;
+		case 'S':
+			opt.stack = strtoul(optarg, NULL, 0);
+			if (!opt.stack || opt.stack > 64)
+				usage(argv[0], 2);
+			break;
+		case 'J':
+			opt.jit = atoi(optarg);
 			break;
 		case 'b':
 			opt.batch = strtoul(optarg, NULL, 0);
@@ -671,8 +923,19 @@ int main(int argc, char *argv[])
 	if (!warm)
 		opt.warmup = opt.wl == W_SETUP ? opt.ops / 4 : opt.ops / 10;
 
+	if (opt.jit >= 0 && (opt.restricted & R_FILTERS))
+		jit_set(opt.jit);
+
+	if (opt.wl == W_OPENAT) {
+		tmp_dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+		if (tmp_dir < 0)
+			die("/tmp: %s", strerror(errno));
+	}
+
 	switch (opt.wl) {
 	case W_NOP:
+	case W_SOCKET:
+	case W_OPENAT:
 	case W_SKIP:
 	case W_DRAIN:
 	case W_LINK:
@@ -726,8 +989,7 @@ int main(int argc, char *argv[])
 			t1 = now_ns();
 			if (t1 - last >= 1000000000ULL) {
 				fprintf(stderr, "ringbench: %s %s: %.0f ops/s, %.1f ns/op, %" PRIu64 "/%lu ops\n",
-					wl_names[opt.wl],
-					opt.restricted ? "restricted" : "unrestricted",
+					wl_names[opt.wl], ring_names[opt.restricted],
 					done * 1e9 / (t1 - t0),
 					(double)(t1 - t0) / done, done, opt.ops);
 				last = t1;

@@ -47,9 +47,9 @@ import sys
 from runfolder import RunFolder, kernel_of, write_atomic
 
 KERNELS = ["baseline", "patched", "upstream"]
-RINGS = ["unrestricted", "restricted"]
+RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered"]
 WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "rings", "read", "bufsel",
-                  "sqpoll", "deny", "setup"]
+                  "sqpoll", "deny", "setup", "socket", "openat"]
 BOOTSTRAP = 2000
 PERCENTILES = ["50.000000", "90.000000", "99.000000", "99.900000"]
 
@@ -63,6 +63,11 @@ COMPARISONS = [
     ("upstream: restricted vs unrestricted", "upstream", "restricted", "upstream", "unrestricted"),
     ("patched vs upstream, unrestricted", "patched", "unrestricted", "upstream", "unrestricted"),
     ("patched vs upstream, restricted", "patched", "restricted", "upstream", "restricted"),
+    # the filter cells (issue 17): a filter cell's ring against its own
+    # unrestricted ring, same boot
+    ("patched: filtered vs unrestricted", "patched", "filtered", "patched", "unrestricted"),
+    ("patched: restricted+filtered vs unrestricted", "patched", "restricted+filtered",
+     "patched", "unrestricted"),
 ]
 
 
@@ -88,20 +93,32 @@ def comparisons(kernels):
 def cell_name(d):
     # ringbench reports the batch of the workloads that have one, the
     # depth of the others, 0 where neither applies
+    # a filter cell (ringbench -F) adds its filter: "nop b=32 F=realx2"
     w = d["workload"]
     if d.get("rings"):
-        return f"{w} N={d['rings']}"
-    if d.get("batch"):
-        return f"{w} b={d['batch']}"
-    if d.get("depth"):
-        return f"{w} qd={d['depth']}"
-    return w
+        name = f"{w} N={d['rings']}"
+    elif d.get("batch"):
+        name = f"{w} b={d['batch']}"
+    elif d.get("depth"):
+        name = f"{w} qd={d['depth']}"
+    else:
+        name = w
+    if d.get("filter"):
+        name += f" F={d['filter']}"
+    return name
+
+
+def split_cell(name):
+    """(base cell, filter or ""): "nop b=32 F=real" -> ("nop b=32", "real")."""
+    base, _, f = name.partition(" F=")
+    return base, f
 
 
 def cell_key(name):
-    w, _, p = name.partition(" ")
+    base, f = split_cell(name)
+    w, _, p = base.partition(" ")
     n = int(p.split("=")[1]) if p else 0
-    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, n)
+    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, n, f)
 
 
 # Student's t quantiles by degrees of freedom: 0.975 (the two-sided 95 %
@@ -335,6 +352,8 @@ def main():
                   ["cell", "comparison", "delta_pct", "ci95_lo_pct", "ci95_hi_pct",
                    "delta_per_op", "boots", "ci_method", "mde_pct", "significant"], orows)
 
+    write_filters(run, samples, cells, comps)
+
     for name in ("boots.csv", "rounds.csv", "power.csv"):
         if not multi and os.path.exists(run.file(name)):
             os.remove(run.file(name))
@@ -403,6 +422,49 @@ def write_rounds(run, samples, cells, kernels, comps):
                                 "mde_pct"] + [f"rounds_for_{p:g}pct" for p in POWER_AT], prows)
 
 
+def write_filters(run, samples, cells, comps):
+    """filters.csv: per cell that has filter cells, every way of checking
+    its SQEs side by side: baseline's unchecked ring, upstream's bitmap,
+    patched's tables, patched's filters. Per row the median per-op cost
+    (instructions under icount) and what the check adds to the same
+    kernel's unrestricted ring (per op and %, with the 95 % interval)."""
+    rows = []
+    bases = sorted({split_cell(c)[0] for c in cells if split_cell(c)[1]}, key=cell_key)
+
+    def med(c, k, r):
+        s = samples.get((c, k, r))
+        return statistics.median(values(s)) if s else None
+
+    def row(base, what, c, k, r, label):
+        m = med(c, k, r)
+        if m is None:
+            return
+        d = comps.get((c, label)) if label else None
+        rows.append([base, what, k, r, fmt(m),
+                     "" if d is None else fmt(d["delta_per_op"], 2),
+                     "" if d is None else fmt(d["delta_pct"]),
+                     "" if d is None else opt(d["lo"]), "" if d is None else opt(d["hi"])])
+
+    for b in bases:
+        row(b, "no check", b, "baseline", "unrestricted", None)
+        row(b, "upstream, unrestricted", b, "upstream", "unrestricted", None)
+        row(b, "upstream bitmap", b, "upstream", "restricted",
+            "upstream: restricted vs unrestricted")
+        row(b, "patched, unrestricted", b, "patched", "unrestricted", None)
+        row(b, "patched tables", b, "patched", "restricted",
+            "patched: restricted vs unrestricted")
+        for c in (c for c in cells if split_cell(c)[0] == b and split_cell(c)[1]):
+            f = split_cell(c)[1]
+            row(b, f"patched filter {f}", c, "patched", "filtered",
+                "patched: filtered vs unrestricted")
+            row(b, f"patched tables + filter {f}", c, "patched", "restricted+filtered",
+                "patched: restricted+filtered vs unrestricted")
+    if rows or os.path.exists(run.file("filters.csv")):
+        run.write_csv("filters.csv", ["cell", "check", "kernel", "ring", "median_per_op",
+                                      "check_per_op", "check_pct", "ci95_lo_pct",
+                                      "ci95_hi_pct"], rows)
+
+
 def throughput(d):
     """A per-op cost comparison as the change in throughput (%), with its
     interval: the cost's interval turned over."""
@@ -425,7 +487,7 @@ def write_plot_data(run, cells, comps, fio):
               "patched restricted vs baseline", "upstream restricted vs baseline"]
     lines = ["# cell " + " ".join(f'"{s}"(pct,lo,hi)' for s in series)]
     # deny's restricted ring refuses every SQE: not a throughput to draw
-    for c in (c for c in cells if not c.startswith("deny")):
+    for c in (c for c in cells if not c.startswith("deny") and not split_cell(c)[1]):
         f = [f'"{c}"']
         for s in series:
             d = comps.get((c, s))
@@ -444,7 +506,7 @@ def write_plot_data(run, cells, comps, fio):
               "patched vs baseline, unrestricted"]
     lines = ["# batch " + " ".join(f'"{s}"(pct,lo,hi,extra)' for s in series)]
     for c in cells:
-        if not c.startswith("nop "):
+        if not c.startswith("nop ") or split_cell(c)[1]:
             continue
         f = [c.split("=")[1]]
         for s in series:
@@ -459,7 +521,7 @@ def write_plot_data(run, cells, comps, fio):
 
     # fio-<job>.dat: per percentile, the median clat (us) of each variant;
     # not for NVMe under icount, whose figures time the host (report.py)
-    variants = [(k, r) for k in KERNELS for r in RINGS]
+    variants = [(k, r) for k in KERNELS for r in RINGS[:2]]
     for name in glob.glob(os.path.join(data, "fio-nvme-*.dat")):
         os.remove(name)
     for job in sorted({k[0] for k in fio}):

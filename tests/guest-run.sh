@@ -30,6 +30,9 @@ cp "$(dirname "$bin")/restrict-stress" /tmp/restrict-stress
 echo "# IOSQE_IO_DRAIN with failures after the drain (issue 15, patch 0010)"
 cp "$(dirname "$bin")/drain-order" /tmp/drain-order
 (cd /tmp && LAB_KERNEL=$kind ./drain-order) || rc=1
+echo "# IORING_REGISTER_BPF_FILTER: classic BPF filters per ring and per task (issue 17)"
+cp "$(dirname "$bin")/bpf-filter" /tmp/bpf-filter
+(cd /tmp && LAB_KERNEL=$kind ./bpf-filter) || rc=1
 echo "# benchmark smoke tests"
 "$here/bench-smoke.sh" "$kind" || rc=1
 # the differential test's answers, compared by tests/run.sh between the

@@ -103,11 +103,13 @@ def read_windows(path, probes=False):
 
 
 def cell_of(j):
+    # a filter cell (ringbench -F) adds its filter, as bench's cell names do
+    f = f" F={j['filter']}" if j.get("filter") else ""
     if j.get("rings"):
-        return f"{j['workload']} N={j['rings']}"
+        return f"{j['workload']} N={j['rings']}{f}"
     if j.get("batch"):
-        return f"{j['workload']} b={j['batch']}"
-    return f"{j['workload']} qd={j['depth']}"
+        return f"{j['workload']} b={j['batch']}{f}"
+    return f"{j['workload']} qd={j['depth']}{f}"
 
 
 def ring_contexts(raw):
@@ -134,11 +136,18 @@ def in_objects(addr, starts, size):
     return i >= 0 and addr < starts[i] + size
 
 
+# x86-64's module area, where the BPF JIT puts its images (no module is
+# loaded in the lab's guests): past every symbol of System.map
+MODULES_VADDR = 0xffffffffa0000000
+
+
 def by_function(counts, addrs, names):
     funcs = {}
     for a, n in counts.items():
         i = bisect.bisect_right(addrs, a) - 1
         name = names[i] if i >= 0 else "[unknown]"
+        if a >= MODULES_VADDR:
+            name = "[bpf jit]"
         funcs[name] = funcs.get(name, 0) + n
     return funcs
 
@@ -289,6 +298,56 @@ def write_memory(out, rows, per, kernels, cells):
               ["comparison", "cell", "function", "measure", "a", "b", "delta"], at_rows)
 
 
+# Where a BPF filter's instructions go (issue 17), by the functions the
+# filtered ring runs more of than the unrestricted one. The program is the
+# classic program converted to eBPF: run by the interpreter, or as a JIT
+# image in the module area ("[bpf jit]", by_function()).
+FILTER_ENTRY = {"io_init_req_slow", "io_init_req_filtered", "io_run_bpf_filters",
+                "migrate_disable", "io_init_req"}
+FILTER_CTX = {"io_bpf_ctx_build", "io_socket_bpf_ctx", "io_open_bpf_ctx"}
+FILTER_EXIT = {"migrate_enable"}
+
+
+def filter_phase(name):
+    if name in FILTER_CTX:
+        return "context build"
+    if name in FILTER_EXIT:
+        return "exit"
+    if name in FILTER_ENTRY:
+        return "entry"
+    if (name.startswith("___bpf_prog_run") or name.startswith("__bpf_prog_run")
+            or name.startswith("bpf_prog_") or name.startswith("bpf_dispatcher")
+            or name == "[bpf jit]"):
+        return "program"
+    return "other"
+
+
+def write_filter_phases(out, med, comparisons):
+    """filter-phases.csv: each filtered - unrestricted comparison's delta
+    per op split into entry, context build, program, exit and other (the
+    other's largest functions named)."""
+    rows = []
+    for name, c, a, b in comparisons:
+        if not name.endswith("filtered - unrestricted"):
+            continue
+        fa, fb = med[a], med[b]
+        phases, other = {}, {}
+        for f in set(fa) | set(fb):
+            d = fb.get(f, 0.0) - fa.get(f, 0.0)
+            ph = filter_phase(f)
+            phases[ph] = phases.get(ph, 0.0) + d
+            if ph == "other" and abs(d) >= NOISE:
+                other[f] = d
+        top = sorted(other.items(), key=lambda x: -abs(x[1]))[:4]
+        total = sum(fb.values()) - sum(fa.values())
+        for ph in ("entry", "context build", "program", "exit", "other"):
+            rows.append([name, c, ph, fmt(phases.get(ph, 0.0)), fmt(total),
+                         "; ".join(f"{f} {d:+.2f}" for f, d in top) if ph == "other" else ""])
+    write_csv(os.path.join(out, "filter-phases.csv"),
+              ["comparison", "cell", "phase", "delta_per_op", "total_delta_per_op",
+               "largest_others"], rows)
+
+
 def main():
     run = os.path.abspath(sys.argv[1])
     kernels = [k for k in ("baseline", "patched", "upstream")
@@ -370,6 +429,9 @@ def main():
             if (k, c, "restricted") in med and (k, c, "unrestricted") in med:
                 comparisons.append((f"{k}: restricted - unrestricted", c,
                                     (k, c, "unrestricted"), (k, c, "restricted")))
+            if (k, c, "filtered") in med and (k, c, "unrestricted") in med:
+                comparisons.append((f"{k}: filtered - unrestricted", c,
+                                    (k, c, "unrestricted"), (k, c, "filtered")))
     for k in kernels:
         if k == "baseline":
             continue
@@ -391,6 +453,7 @@ def main():
         at_rows += rows
     write_csv(os.path.join(out, "attribution.csv"),
               ["comparison", "cell", "function", "a_per_op", "b_per_op", "delta_per_op"], at_rows)
+    write_filter_phases(out, med, comparisons)
 
     # the instructions a restricted ring adds, address by address
     for k in kernels:

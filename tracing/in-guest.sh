@@ -52,11 +52,23 @@ cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 	"skip -b 32 -n 50000")
 # after the others: tearing down rings spills into the runs that follow
 ring_cells=("rings -R 1 -b 4 -n 20000" "rings -R 1024 -b 4 -n 20000")
+# the BPF filter cells (issue 17), filtered ring (-r 2) against the
+# unrestricted one, on a kernel with IORING_REGISTER_BPF_FILTER: where a
+# filter's instructions go (entry, context, program, exit), JIT on and off
+filter_cells=("nop -b 32 -F allow -n 50000" "nop -b 32 -F real -n 50000"
+	"nop -b 32 -F real -S 4 -n 50000" "nop -b 32 -F real -J 0 -n 50000"
+	"socket -b 32 -F socket -n 8000" "openat -b 32 -F open -n 2000")
+frings="0 2"
+rb -w nop -r 2 -F allow -n 32 -W 0 >/dev/null 2>&1
+if [ $? = 77 ]; then
+	filter_cells=()
+	echo "[trace] $kernel: no IORING_REGISTER_BPF_FILTER: filter cells absent"
+fi
 # progress in units of about 2 s: a plugin window is one, a bpftrace run
 # (clang compiling the script under TCG) about eight, a perf profile ten
 nr=$(wc -w <<<"$rings")
 total=0 done=0 failed=0
-case " $parts " in *" insn "*) total=$((total + reps * (${#cells[@]} + ${#ring_cells[@]}) * nr)) ;; esac
+case " $parts " in *" insn "*) total=$((total + reps * ((${#cells[@]} + ${#ring_cells[@]}) * nr + ${#filter_cells[@]} * 2))) ;; esac
 case " $parts " in *" bpftrace "*) total=$((total + 8 * (3 * nr + 1))) ;; esac
 case " $parts " in *" perf "*) total=$((total + 10 * 2 * nr)) ;; esac
 step_done() { done=$((done + ${1:-1})); progress "$kernel $parts" "$done" "$total"; }
@@ -65,8 +77,16 @@ fail() { failed=$((failed + 1)); echo "[trace] $kernel: $*" | tee -a "$log" >&2;
 if [[ " $parts " == *" insn "* ]]; then
 	# untimed warm-up of every cell, outside any window, then the
 	# interleaved windows; the rings cells as a group of their own, last
+	# measure [-r RINGS] CELL...: every cell on each of RINGS (default: the
+	# kernel's restriction rings)
 	measure() {
+		local kinds=$rings
+		if [ "$1" = -r ]; then
+			kinds=$2
+			shift 2
+		fi
 		local group=("$@") m=$# rep i r cell
+		[ "$m" -gt 0 ] || return 0
 		for cell in "${group[@]}"; do
 			# shellcheck disable=SC2086
 			rb -w ${cell%-n*} -n 200 -W 100 >/dev/null 2>>"$log"
@@ -74,7 +94,7 @@ if [[ " $parts " == *" insn "* ]]; then
 		for rep in $(seq 1 "$reps"); do
 			for i in $(seq 0 $((m - 1))); do
 				cell=${group[$(((i + rep) % m))]}
-				for r in $(ring_order "$rep" "$rings"); do
+				for r in $(ring_order "$rep" "$kinds"); do
 					# -m: the plugin counts exactly ringbench's timed loop
 					# shellcheck disable=SC2086
 					rb -w $cell -r "$r" -m -t kernel="$kernel" -t rep="$rep" \
@@ -88,6 +108,7 @@ if [[ " $parts " == *" insn "* ]]; then
 	: >"$part"
 	"$here/ring-ctx.sh" start || fail "tracefs: cannot record ring contexts"
 	measure "${cells[@]}"
+	measure -r "$frings" "${filter_cells[@]}"
 	measure "${ring_cells[@]}"
 	"$here/ring-ctx.sh" stop "$raw/ring-ctx.txt" || fail "tracefs: cannot record ring contexts"
 	mv "$part" "$raw/windows.jsonl"

@@ -207,6 +207,31 @@ def section(run, read_csv):
                         w(f"... ({len(body) - 40} more lines in the file)")
                     w("```\n")
 
+    phases = _csv(run, "filter-phases.csv")
+    if phases:
+        w("### Where a BPF filter's instructions go (issue 17)\n")
+        w("Filtered ring minus unrestricted ring on patched (`ringbench -r 2 -F ...`), "
+          "instructions per op, by phase: **entry** (the opcode table sends the SQE to "
+          "`io_init_req_slow()`, then `io_init_req_filtered()`, `io_run_bpf_filters()`, "
+          "`migrate_disable()`), **context build** (`io_bpf_ctx_build()` and the opcode's "
+          "payload), **program** (the converted classic program: `___bpf_prog_run` with the "
+          "JIT off, the JIT image, `[bpf jit]`, with it on), **exit** (`migrate_enable()`), "
+          "and **other** (everything else that moved, its largest functions named). "
+          "`trace/filter-phases.csv`; per function: `trace/attribution.csv`.\n")
+        cells = []
+        for r in phases:
+            if r["cell"] not in cells:
+                cells.append(r["cell"])
+        w("| cell | entry | context build | program | exit | other | total | largest others |")
+        w("|---|---:|---:|---:|---:|---:|---:|---|")
+        for c in cells:
+            ph = {r["phase"]: r for r in phases if r["cell"] == c}
+            w(f"| {c} | " + " | ".join(f"{float(ph[p]['delta_per_op']):+.2f}" for p in
+                                       ("entry", "context build", "program", "exit", "other"))
+              + f" | {float(ph['entry']['total_delta_per_op']):+.2f} | "
+              f"{ph['other']['largest_others'] or '—'} |")
+        w("")
+
     if windows:
         w("### Does the plugin agree with the benchmark figure?\n")
         w("Each window is one ringbench run: its own icount figure (virtual ns "

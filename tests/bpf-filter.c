@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: IORING_REGISTER_BPF_FILTER (Linux 7.0's ABI, patches 0014
+ *		and 0015), per ring and per task: what a filter sees, what
+ *		it refuses and with which error, DENY_REST, SZ_STRICT,
+ *		stacking, inheritance across fork, privileges, the JIT on
+ *		and off, and every bad registration. On baseline and
+ *		upstream 6.1 the opcode does not exist: the ring form and
+ *		the ring-less one (fd -1) both answer -EINVAL, which 6.1
+ *		checks before the fd.
+ *
+ * Usage: LAB_KERNEL=baseline|patched|upstream bpf-filter
+ *
+ * Built against the patched tree's uapi headers (Makefile: UAPI), not a
+ * copy. Runs on the kernel tree's kselftest harness (TAP, a child per
+ * test).
+ */
+#define _GNU_SOURCE
+#include "uring-test.h"
+#include <linux/io_uring/bpf_filter.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/capability.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <liburing.h>
+
+#include "kselftest_harness.h"
+
+#define OFF_USER_DATA	offsetof(struct io_uring_bpf_ctx, user_data)
+#define OFF_OPCODE_WORD	offsetof(struct io_uring_bpf_ctx, opcode)
+#define OFF_FAMILY	offsetof(struct io_uring_bpf_ctx, socket.family)
+#define OFF_TYPE	offsetof(struct io_uring_bpf_ctx, socket.type)
+#define OFF_OPEN_FLAGS	offsetof(struct io_uring_bpf_ctx, open.flags)
+#define OFF_RESOLVE	offsetof(struct io_uring_bpf_ctx, open.resolve)
+
+/* the word at offset 8 holds opcode, sqe_flags and pdu_size (host order) */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SHIFT_FLAGS	8
+#define SHIFT_PDU	16
+#else
+#define SHIFT_FLAGS	16
+#define SHIFT_PDU	8
+#endif
+
+#define LEN(a)		(sizeof(a) / sizeof((a)[0]))
+
+static struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, 1) };
+static struct sock_filter deny[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+
+/* AF_INET only */
+static struct sock_filter inet_only[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_FAMILY),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+/* SOCK_STREAM only, whatever SOCK_CLOEXEC and SOCK_NONBLOCK say */
+static struct sock_filter stream_only[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_TYPE),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+/* open, but never create */
+static struct sock_filter no_creat[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPEN_FLAGS),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+static struct sock_filter no_resolve_in_root[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_RESOLVE),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, RESOLVE_IN_ROOT, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* user_data below 1000 (both words), and no IOSQE_ASYNC */
+static struct sock_filter ud_and_flags[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA + 4),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 5),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 1000, 3, 0),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+	BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SHIFT_FLAGS),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, IOSQE_ASYNC, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* 1 when the kernel under test has the filters */
+static int has_filters(void)
+{
+	const char *k = getenv("LAB_KERNEL");
+
+	return !k || !strcmp(k, "patched");
+}
+
+static void bpf_arg(struct io_uring_bpf *b, unsigned int opcode,
+		    struct sock_filter *prog, unsigned int len,
+		    unsigned int flags, unsigned int pdu)
+{
+	memset(b, 0, sizeof(*b));
+	b->cmd_type = IO_URING_BPF_CMD_FILTER;
+	b->filter.opcode = opcode;
+	b->filter.flags = flags;
+	b->filter.filter_len = len;
+	b->filter.pdu_size = pdu;
+	b->filter.filter_ptr = (uintptr_t)prog;
+}
+
+/* register on @fd (-1: the task); the kernel's answer as -errno */
+static int add(int fd, unsigned int opcode, struct sock_filter *prog,
+	       unsigned int len, unsigned int flags, unsigned int pdu)
+{
+	struct io_uring_bpf b;
+
+	bpf_arg(&b, opcode, prog, len, flags, pdu);
+	return reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
+}
+
+/* submit one prepared SQE, wait for its CQE: its res */
+static int run(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (io_uring_submit(ring) != 1)
+		return -1000;
+	if (io_uring_wait_cqe(ring, &cqe))
+		return -1001;
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+static int nop(struct io_uring *ring, __u64 ud, unsigned int flags)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_nop(sqe);
+	sqe->user_data = ud;
+	sqe->flags = flags;
+	return run(ring);
+}
+
+/* a socket's fd is closed; allowed: 0 */
+static int sock(struct io_uring *ring, int family, int type)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int res;
+
+	io_uring_prep_socket(sqe, family, type, 0, 0);
+	res = run(ring);
+	if (res >= 0) {
+		close(res);
+		res = 0;
+	}
+	return res;
+}
+
+static int openat_(struct io_uring *ring, const char *path, int flags)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int res;
+
+	io_uring_prep_openat(sqe, AT_FDCWD, path, flags, 0600);
+	res = run(ring);
+	if (res >= 0) {
+		close(res);
+		res = 0;
+	}
+	return res;
+}
+
+static int openat2_(struct io_uring *ring, const char *path, __u64 resolve)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY, .resolve = resolve };
+	int res;
+
+	io_uring_prep_openat2(sqe, AT_FDCWD, path, &how);
+	res = run(ring);
+	if (res >= 0) {
+		close(res);
+		res = 0;
+	}
+	return res;
+}
+
+FIXTURE(ring) {
+	struct io_uring ring;
+};
+
+FIXTURE_SETUP(ring)
+{
+	ASSERT_EQ(0, io_uring_queue_init(8, &self->ring, 0));
+	if (!has_filters()) {
+		struct io_uring_bpf b;
+
+		bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+		ASSERT_EQ(-EINVAL, reg(self->ring.ring_fd,
+				       IORING_REGISTER_BPF_FILTER, &b, 1));
+		ASSERT_EQ(-EINVAL, reg(-1, IORING_REGISTER_BPF_FILTER, &b, 1));
+		ASSERT_EQ(0, nop(&self->ring, 1, 0));
+		SKIP(return, "no IORING_REGISTER_BPF_FILTER on %s (checked)",
+		     getenv("LAB_KERNEL"));
+	}
+}
+
+/* the harness runs a test whose setup skipped: every TEST_F starts so */
+#define FILTERS_OR_RETURN() do { if (!has_filters()) return; } while (0)
+
+FIXTURE_TEARDOWN(ring)
+{
+	io_uring_queue_exit(&self->ring);
+}
+
+TEST_F(ring, deny_nop_only)
+{
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+
+	ASSERT_EQ(0, nop(&self->ring, 1, 0));
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, deny, 1, 0, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 2, 0));
+	/* another opcode has no filter */
+	EXPECT_EQ(0, openat_(&self->ring, "/dev/null", O_RDONLY));
+}
+
+TEST_F(ring, user_data_and_flags)
+{
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, ud_and_flags,
+			 LEN(ud_and_flags), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 999, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 1000, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 1ULL << 32, 0));
+	EXPECT_EQ(0, nop(&self->ring, 5, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 5, IOSQE_ASYNC));
+	/* the filter sees the flags as submitted, not the drain's additions */
+	EXPECT_EQ(0, nop(&self->ring, 6, IOSQE_IO_DRAIN));
+}
+
+/* the context: opcode, pdu_size, and zero past the opcode's payload */
+TEST_F(ring, context_fields)
+{
+	struct sock_filter nop_ctx[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+		/* opcode 0, flags 0, pdu_size 0, pad 0 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 36),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter socket_ctx[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+		BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SHIFT_PDU),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 12, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IORING_OP_SOCKET, 0, 2),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 28),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+	};
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, nop_ctx, LEN(nop_ctx), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 7, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 7, IOSQE_ASYNC));
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, socket_ctx, LEN(socket_ctx),
+			 0, 12));
+	EXPECT_EQ(0, sock(&self->ring, AF_UNIX, SOCK_DGRAM));
+}
+
+TEST_F(ring, socket_family_and_type)
+{
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, inet_only, LEN(inet_only),
+			 0, 12));
+	EXPECT_EQ(0, sock(&self->ring, AF_INET, SOCK_STREAM));
+	EXPECT_EQ(0, sock(&self->ring, AF_INET, SOCK_DGRAM));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_INET6, SOCK_STREAM));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_UNIX, SOCK_STREAM));
+	/* stacked: both must allow */
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, stream_only,
+			 LEN(stream_only), 0, 12));
+	EXPECT_EQ(0, sock(&self->ring, AF_INET, SOCK_STREAM | SOCK_CLOEXEC));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_INET, SOCK_DGRAM));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_UNIX, SOCK_STREAM));
+}
+
+TEST_F(ring, open_flags_and_resolve)
+{
+	char path[] = "/tmp/bpf-filter-XXXXXX";
+	int fd = self->ring.ring_fd, tmp;
+
+	FILTERS_OR_RETURN();
+
+	tmp = mkstemp(path);
+	ASSERT_LE(0, tmp);
+	close(tmp);
+	unlink(path);
+	ASSERT_EQ(0, add(fd, IORING_OP_OPENAT, no_creat, LEN(no_creat),
+			 0, 24));
+	EXPECT_EQ(-EACCES, openat_(&self->ring, path, O_CREAT | O_RDWR));
+	EXPECT_EQ(-ENOENT, access(path, F_OK) ? -errno : 0);
+	EXPECT_EQ(0, openat_(&self->ring, "/dev/null", O_RDONLY));
+	/* OPENAT2 has no filter yet */
+	EXPECT_EQ(0, openat2_(&self->ring, ".", RESOLVE_IN_ROOT));
+	ASSERT_EQ(0, add(fd, IORING_OP_OPENAT2, no_resolve_in_root,
+			 LEN(no_resolve_in_root), 0, 24));
+	EXPECT_EQ(-EACCES, openat2_(&self->ring, ".", RESOLVE_IN_ROOT));
+	EXPECT_EQ(0, openat2_(&self->ring, ".", 0));
+}
+
+TEST_F(ring, deny_rest)
+{
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, inet_only, LEN(inet_only),
+			 0, 12));
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, allow, 1,
+			 IO_URING_BPF_FILTER_DENY_REST, 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
+	/* an opcode that had a filter keeps it, and only it */
+	EXPECT_EQ(0, sock(&self->ring, AF_INET, SOCK_STREAM));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_UNIX, SOCK_STREAM));
+	/* the rest is denied, and an allow stacked on a denial denies */
+	EXPECT_EQ(-EACCES, openat_(&self->ring, "/dev/null", O_RDONLY));
+	ASSERT_EQ(0, add(fd, IORING_OP_OPENAT, allow, 1, 0, 24));
+	EXPECT_EQ(-EACCES, openat_(&self->ring, "/dev/null", O_RDONLY));
+}
+
+TEST_F(ring, four_stacked)
+{
+	int fd = self->ring.ring_fd, i;
+
+	FILTERS_OR_RETURN();
+
+	/* filter i denies user_data i */
+	for (i = 0; i < 4; i++) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, i, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, 0),
+			BPF_STMT(BPF_RET | BPF_K, 1),
+		};
+
+		ASSERT_EQ(0, add(fd, IORING_OP_NOP, f, LEN(f), 0, 0));
+	}
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(-EACCES, nop(&self->ring, i, 0));
+	EXPECT_EQ(0, nop(&self->ring, 4, 0));
+}
+
+TEST_F(ring, pdu_size)
+{
+	struct io_uring_bpf b;
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+
+	bpf_arg(&b, IORING_OP_SOCKET, allow, 1, 0, 24);
+	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(12, b.filter.pdu_size);
+	bpf_arg(&b, IORING_OP_SOCKET, allow, 1, IO_URING_BPF_FILTER_SZ_STRICT,
+		8);
+	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(12, b.filter.pdu_size);
+	bpf_arg(&b, IORING_OP_OPENAT2, allow, 1,
+		IO_URING_BPF_FILTER_SZ_STRICT, 0);
+	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(24, b.filter.pdu_size);
+	bpf_arg(&b, IORING_OP_NOP, allow, 1, 0, 1);
+	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(0, b.filter.pdu_size);
+	/* CONNECT has no payload here (filtering on it came after 7.0) */
+	bpf_arg(&b, IORING_OP_CONNECT, allow, 1,
+		IO_URING_BPF_FILTER_SZ_STRICT, 0);
+	EXPECT_EQ(0, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	/* smaller without SZ_STRICT: accepted, the kernel's size written back */
+	bpf_arg(&b, IORING_OP_SOCKET, deny, 1, 0, 8);
+	EXPECT_EQ(0, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(12, b.filter.pdu_size);
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_INET, SOCK_STREAM));
+	/* the refused registrations added nothing */
+	EXPECT_EQ(0, openat2_(&self->ring, ".", 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
+}
+
+/* every malformed registration fails cleanly and adds nothing */
+TEST_F(ring, bad_input)
+{
+	struct sock_filter past_ctx[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 sizeof(struct io_uring_bpf_ctx)),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter misaligned[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 2),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter byte_load[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 8),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter scratch[] = {
+		BPF_STMT(BPF_ST, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter backward[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_STMT(BPF_JMP | BPF_JA, 0xffffffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter no_return[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	};
+	struct sock_filter big[BPF_MAXINSNS + 1];
+	struct io_uring_bpf b;
+	int fd = self->ring.ring_fd, i;
+
+	FILTERS_OR_RETURN();
+
+	for (i = 0; i < BPF_MAXINSNS + 1; i++)
+		big[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, deny, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, big, BPF_MAXINSNS + 1,
+			       0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_LAST, deny, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, 255, deny, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, 1U << 16, deny, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, deny, 1, 4, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, deny, 1, 1U << 31, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, past_ctx, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, misaligned, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, byte_load, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, scratch, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, backward, 3, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, no_return, 1, 0, 0));
+	EXPECT_EQ(-EFAULT, add(fd, IORING_OP_NOP, (void *)8, 1, 0, 0));
+
+	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+	b.cmd_type = 0;
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	b.cmd_type = 2;
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+	b.cmd_flags = 1;
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+	b.resv = 1;
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	for (i = 0; i < 3; i++) {
+		bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+		b.filter.resv[i] = 1;
+		EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	}
+	for (i = 0; i < 5; i++) {
+		bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+		b.filter.resv2[i] = 1;
+		EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	}
+	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 0));
+	EXPECT_EQ(-EINVAL, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 2));
+	EXPECT_EQ(-EFAULT, reg(fd, IORING_REGISTER_BPF_FILTER, NULL, 1));
+	EXPECT_EQ(-EFAULT, reg(-1, IORING_REGISTER_BPF_FILTER, NULL, 1));
+
+	/* nothing was added */
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, IOSQE_ASYNC));
+}
+
+/* an opcode's chain holds 32768 instructions, each program 4 more */
+TEST_F(ring, instruction_cap)
+{
+	static struct sock_filter big[BPF_MAXINSNS];
+	int fd = self->ring.ring_fd, i;
+
+	FILTERS_OR_RETURN();
+	for (i = 0; i < BPF_MAXINSNS; i++)
+		big[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
+	/* 7 * 4100 = 28700; an eighth would make 32800 */
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(0, add(fd, IORING_OP_NOP, big, BPF_MAXINSNS, 0, 0));
+	EXPECT_EQ(-ENOMEM, add(fd, IORING_OP_NOP, big, BPF_MAXINSNS, 0, 0));
+	/* 28700 + 4064 = 32764 still fits; other opcodes have their own */
+	EXPECT_EQ(0, add(fd, IORING_OP_NOP, big, 4060, 0, 0));
+	EXPECT_EQ(-ENOMEM, add(fd, IORING_OP_NOP, allow, 1, 0, 0));
+	EXPECT_EQ(0, add(fd, IORING_OP_OPENAT, big, BPF_MAXINSNS, 0, 24));
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
+}
+
+/*
+ * 6.1's register opcodes end at 25, and 37 is 7.0's number: those between
+ * are as unknown as before on every kernel, in a ring or in a policy
+ */
+TEST(register_opcodes_26_to_36)
+{
+	struct io_uring_restriction res[] = { r_register_op(30) };
+	struct io_uring ring;
+	unsigned int op;
+
+	/* baseline has no R_DISABLED */
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, feature() ?
+					 IORING_SETUP_R_DISABLED : 0));
+	for (op = 26; op < 37; op++) {
+		EXPECT_EQ(-EINVAL, reg(ring.ring_fd, op, NULL, 0));
+		EXPECT_EQ(-EINVAL, reg(-1, op, NULL, 0));
+	}
+	if (feature())
+		EXPECT_EQ(-EINVAL, reg(ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
+				       res, 1));
+	io_uring_queue_exit(&ring);
+}
+
+/* order: the SQE's own tests, the allow-lists, prep, then the filters */
+TEST(order_against_restrictions)
+{
+	struct io_uring_restriction res[] = {
+		r_sqe_op(IORING_OP_NOP), r_sqe_op(IORING_OP_SOCKET),
+		r_register_op(IORING_REGISTER_BPF_FILTER),
+	};
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int fd;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_R_DISABLED));
+	fd = ring.ring_fd;
+	ASSERT_EQ(0, reg(fd, IORING_REGISTER_RESTRICTIONS, res, LEN(res)));
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, deny, 1, 0, 12));
+	ASSERT_EQ(0, reg(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
+	ASSERT_EQ(0, add(fd, IORING_OP_OPENAT, allow, 1, 0, 24));
+	/* the allow-list refuses OPENAT whatever its filter says */
+	EXPECT_EQ(-EACCES, openat_(&ring, "/dev/null", O_RDONLY));
+	EXPECT_EQ(0, nop(&ring, 1, 0));
+	/* prep's -EINVAL (addr set) comes before the filter's -EACCES */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_socket(sqe, AF_INET, SOCK_STREAM, 0, 0);
+	sqe->addr = 1;
+	EXPECT_EQ(-EINVAL, run(&ring));
+	EXPECT_EQ(-EACCES, sock(&ring, AF_INET, SOCK_STREAM));
+	/* an invalid flag is -EINVAL before anything else */
+	EXPECT_EQ(-EINVAL, nop(&ring, 1, 0x80));
+	io_uring_queue_exit(&ring);
+
+	/* a register allow-list without the opcode refuses registration */
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_R_DISABLED));
+	ASSERT_EQ(0, reg(ring.ring_fd, IORING_REGISTER_RESTRICTIONS, res, 2));
+	ASSERT_EQ(0, reg(ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
+	EXPECT_EQ(-EACCES, add(ring.ring_fd, IORING_OP_NOP, deny, 1, 0, 0));
+	EXPECT_EQ(0, nop(&ring, 1, 0));
+	io_uring_queue_exit(&ring);
+}
+
+/* a refused head fails its link; SQPOLL and DEFER_TASKRUN rings filter */
+TEST(links_and_ring_kinds)
+{
+	unsigned int kinds[] = {
+		0, IORING_SETUP_SQPOLL,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	};
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned int k;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	for (k = 0; k < LEN(kinds); k++) {
+		struct io_uring_sqe *sqe;
+
+		ASSERT_EQ(0, io_uring_queue_init(8, &ring, kinds[k]));
+		ASSERT_EQ(0, add(ring.ring_fd, IORING_OP_NOP, ud_and_flags,
+				 LEN(ud_and_flags), 0, 0));
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = 5000;
+		sqe->flags = IOSQE_IO_LINK;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = 2;
+		ASSERT_EQ(2, io_uring_submit_and_wait(&ring, 2));
+		ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+		EXPECT_EQ(5000ULL, cqe->user_data);
+		EXPECT_EQ(-EACCES, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+		ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+		EXPECT_EQ(2ULL, cqe->user_data);
+		EXPECT_EQ(-ECANCELED, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+		EXPECT_EQ(0, nop(&ring, 3, 0));
+		io_uring_queue_exit(&ring);
+	}
+}
+
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d);
+}
+
+/* run the block in a child: its exit status, or 100 for a signal */
+#define IN_CHILD(...) ({					\
+	pid_t __p = fork();					\
+	int __st;						\
+	if (!__p) {						\
+		__VA_ARGS__;					\
+		_exit(0);					\
+	}							\
+	waitpid(__p, &__st, 0);					\
+	WIFEXITED(__st) ? WEXITSTATUS(__st) : 100;		\
+})
+
+#define CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
+
+TEST(privileges)
+{
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	/* root without no_new_privs: CAP_SYS_ADMIN suffices */
+	EXPECT_EQ(0, IN_CHILD({
+		struct io_uring r;
+
+		CHECK(!io_uring_queue_init(4, &r, 0), 1);
+		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 2);
+		CHECK(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == 0, 3);
+	}));
+	/* neither: -EACCES, ring and task alike, and nothing installed */
+	EXPECT_EQ(0, IN_CHILD({
+		struct io_uring r;
+
+		CHECK(!drop_sys_admin(), 1);
+		CHECK(!io_uring_queue_init(4, &r, 0), 2);
+		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES,
+		      3);
+		CHECK(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES, 4);
+		CHECK(nop(&r, 1, 0) == 0, 5);
+		/* no_new_privs alone suffices */
+		CHECK(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 6);
+		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 7);
+		CHECK(nop(&r, 1, 0) == -EACCES, 8);
+	}));
+}
+
+/*
+ * Task filters: rings created afterwards only, inherited by children,
+ * tightened but never loosened, the parent untouched.
+ */
+TEST(task_filters)
+{
+	struct io_uring mine;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	ASSERT_EQ(0, io_uring_queue_init(4, &mine, 0));
+	EXPECT_EQ(0, IN_CHILD({
+		struct io_uring before, after;
+
+		CHECK(!io_uring_queue_init(4, &before, 0), 1);
+		CHECK(add(-1, IORING_OP_SOCKET, inet_only, LEN(inet_only), 0,
+			  12) == 0, 2);
+		CHECK(!io_uring_queue_init(4, &after, 0), 3);
+		CHECK(sock(&before, AF_UNIX, SOCK_STREAM) == 0, 4);
+		CHECK(sock(&after, AF_UNIX, SOCK_STREAM) == -EACCES, 5);
+		CHECK(sock(&after, AF_INET, SOCK_DGRAM) == 0, 6);
+		/* a ring filter on top of the task's */
+		CHECK(add(after.ring_fd, IORING_OP_SOCKET, stream_only,
+			  LEN(stream_only), 0, 12) == 0, 7);
+		CHECK(sock(&after, AF_INET, SOCK_DGRAM) == -EACCES, 8);
+		/* the grandchild inherits, tightens, cannot loosen */
+		CHECK(IN_CHILD({
+			struct io_uring g;
+
+			CHECK(add(-1, IORING_OP_SOCKET, allow, 1, 0, 12) == 0,
+			      1);
+			CHECK(add(-1, IORING_OP_NOP, allow, 1,
+				  IO_URING_BPF_FILTER_DENY_REST, 0) == 0, 2);
+			CHECK(!io_uring_queue_init(4, &g, 0), 3);
+			CHECK(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 4);
+			CHECK(sock(&g, AF_INET, SOCK_STREAM) == 0, 5);
+			CHECK(nop(&g, 1, 0) == 0, 6);
+			CHECK(openat_(&g, "/dev/null", O_RDONLY) == -EACCES,
+			      7);
+		}) == 0, 9);
+		/* the grandchild's additions are its own */
+		CHECK(nop(&after, 1, 0) == 0, 10);
+		CHECK(IN_CHILD({
+			struct io_uring g;
+
+			CHECK(!io_uring_queue_init(4, &g, 0), 1);
+			CHECK(openat_(&g, "/dev/null", O_RDONLY) == 0, 2);
+			CHECK(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 3);
+		}) == 0, 11);
+	}));
+	/* the parent is untouched, before and after its child */
+	EXPECT_EQ(0, sock(&mine, AF_UNIX, SOCK_STREAM));
+	io_uring_queue_exit(&mine);
+	ASSERT_EQ(0, io_uring_queue_init(4, &mine, 0));
+	EXPECT_EQ(0, sock(&mine, AF_UNIX, SOCK_STREAM));
+	io_uring_queue_exit(&mine);
+}
+
+/* the interpreter and the JIT give the same answers */
+TEST(filters_with_jit_off)
+{
+	const char *knob = "/proc/sys/net/core/bpf_jit_enable";
+	char was[8] = "";
+	FILE *f;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	f = fopen(knob, "r+");
+	if (!f)
+		SKIP(return, "no %s", knob);
+	ASSERT_NE(NULL, fgets(was, sizeof(was), f));
+	fclose(f);
+	for (int jit = 0; jit < 2; jit++) {
+		struct io_uring ring;
+
+		f = fopen(knob, "w");
+		ASSERT_NE(NULL, f);
+		fprintf(f, "%d\n", jit);
+		ASSERT_EQ(0, fclose(f));
+		ASSERT_EQ(0, io_uring_queue_init(4, &ring, 0));
+		ASSERT_EQ(0, add(ring.ring_fd, IORING_OP_NOP, ud_and_flags,
+				 LEN(ud_and_flags), 0, 0));
+		EXPECT_EQ(0, nop(&ring, 999, 0));
+		EXPECT_EQ(-EACCES, nop(&ring, 1000, 0));
+		EXPECT_EQ(-EACCES, nop(&ring, 1, IOSQE_ASYNC));
+		io_uring_queue_exit(&ring);
+	}
+	f = fopen(knob, "w");
+	ASSERT_NE(NULL, f);
+	fputs(was, f);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN
