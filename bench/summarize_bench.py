@@ -86,7 +86,9 @@ def comparisons(kernels):
             continue
         out += [(f"{k} vs patched, unrestricted", k, "unrestricted", "patched", "unrestricted"),
                 (f"{k} vs patched, restricted", k, "restricted", "patched", "restricted"),
-                (f"{k}: restricted vs unrestricted", k, "restricted", k, "unrestricted")]
+                (f"{k}: restricted vs unrestricted", k, "restricted", k, "unrestricted"),
+                (f"{k} vs patched, filtered", k, "filtered", "patched", "filtered"),
+                (f"{k}: filtered vs unrestricted", k, "filtered", k, "unrestricted")]
     return out
 
 
