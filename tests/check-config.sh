@@ -32,7 +32,9 @@ first_prod='' first_debug=''
 # the name, and what kconfig reads off the host's tools at configure time
 # (pahole arrives with make deps-tools, after the first kernel may have been
 # configured): not the kernel's choices
-host_syms='^CONFIG_(LOCALVERSION|PAHOLE_VERSION)='
+# and the symbols a series adds to Kconfig, which the other trees lack:
+# patched's IO_URING_BPF (0014, def_bool, changes no other symbol)
+host_syms='^CONFIG_(LOCALVERSION|PAHOLE_VERSION|IO_URING_BPF)='
 
 for k in "${kernels[@]}"; do
 	i=$((i + 1))

@@ -302,13 +302,25 @@ def write_memory(out, rows, per, kernels, cells):
 # filtered ring runs more of than the unrestricted one. The program is the
 # classic program converted to eBPF: run by the interpreter, or as a JIT
 # image in the module area ("[bpf jit]", by_function()).
+# Exit is what io_run_bpf_filters() runs after its last call (run_exit()).
+# Entry is the way from the opcode table to the program, io_submit_sqes()'s
+# share included (the part of io_init_req() that io_init_req_filtered()
+# runs instead is a negative there); the program includes the indirect
+# calls into it (retpoline thunks; the interpreter's own jumps go through
+# them too). A symbol's compiler suffix (.constprop.0, .isra.0, .cold)
+# counts as the function.
 FILTER_ENTRY = {"io_init_req_slow", "io_init_req_filtered", "io_run_bpf_filters",
-                "migrate_disable", "io_init_req"}
+                "migrate_disable", "io_init_req", "io_submit_sqes"}
 FILTER_CTX = {"io_bpf_ctx_build", "io_socket_bpf_ctx", "io_open_bpf_ctx"}
-FILTER_EXIT = {"migrate_enable"}
+FILTER_EXIT = {"migrate_enable", "preempt_schedule", "preempt_schedule_thunk"}
 
 
 def filter_phase(name):
+    name = name.split(".")[0]
+    if name.startswith("__x86_indirect_thunk"):
+        return "program"
+    if name.startswith("__x86_return_thunk"):
+        return "entry"
     if name in FILTER_CTX:
         return "context build"
     if name in FILTER_EXIT:
@@ -322,7 +334,39 @@ def filter_phase(name):
     return "other"
 
 
-def write_filter_phases(out, med, comparisons):
+def run_exit(k, raw_addr, key, symbols):
+    """The instructions per op io_run_bpf_filters() runs from turning
+    preemption back on after the chain to its return (the stack
+    protector's check and the pops included): its exit, which function
+    totals cannot tell from its entry. 0 when the run has no addresses for
+    it or the code does not have that shape."""
+    addrs, names = symbols
+    if "io_run_bpf_filters" not in names or key not in raw_addr:
+        return 0.0
+    i = names.index("io_run_bpf_filters")
+    lo, hi = addrs[i], addrs[i + 1]
+    dis = disassemble(os.path.join(LAB, "build", "out", k, "vmlinux"), lo, hi)
+    reps = raw_addr[key]
+    count = {a: statistics.median(r.get(a, 0.0) for r in reps) for a in dis}
+    order = sorted(dis)
+    # the program's call, then the first preempt_enable() after it
+    prog = [a for a in order if dis[a].startswith("call") and "indirect_thunk" in dis[a]
+            and count[a] > 0]
+    if not prog:
+        return 0.0
+    start = next((a for a in order if a > prog[0] and "__preempt_count" in dis[a]
+                  and dis[a].startswith("decl")), None)
+    if start is None:
+        return 0.0
+    total = 0.0
+    for a in order[order.index(start):]:
+        total += count[a]
+        if "__x86_return_thunk" in dis[a] or dis[a].startswith("ret"):
+            break
+    return total
+
+
+def write_filter_phases(out, med, comparisons, raw_addr=None, symbols=None):
     """filter-phases.csv: each filtered - unrestricted comparison's delta
     per op split into entry, context build, program, exit and other (the
     other's largest functions named)."""
@@ -332,12 +376,15 @@ def write_filter_phases(out, med, comparisons):
             continue
         fa, fb = med[a], med[b]
         phases, other = {}, {}
+        ex = run_exit(b[0], raw_addr or {}, b, (symbols or {}).get(b[0], ([], [])))
         for f in set(fa) | set(fb):
             d = fb.get(f, 0.0) - fa.get(f, 0.0)
             ph = filter_phase(f)
             phases[ph] = phases.get(ph, 0.0) + d
             if ph == "other" and abs(d) >= NOISE:
                 other[f] = d
+        phases["entry"] = phases.get("entry", 0.0) - ex
+        phases["exit"] = phases.get("exit", 0.0) + ex
         top = sorted(other.items(), key=lambda x: -abs(x[1]))[:4]
         total = sum(fb.values()) - sum(fa.values())
         for ph in ("entry", "context build", "program", "exit", "other"):
@@ -453,7 +500,7 @@ def main():
         at_rows += rows
     write_csv(os.path.join(out, "attribution.csv"),
               ["comparison", "cell", "function", "a_per_op", "b_per_op", "delta_per_op"], at_rows)
-    write_filter_phases(out, med, comparisons)
+    write_filter_phases(out, med, comparisons, raw_addr, symbols)
 
     # the instructions a restricted ring adds, address by address
     for k in kernels:

@@ -212,12 +212,15 @@ def section(run, read_csv):
         w("### Where a BPF filter's instructions go (issue 17)\n")
         w("Filtered ring minus unrestricted ring on patched (`ringbench -r 2 -F ...`), "
           "instructions per op, by phase: **entry** (the opcode table sends the SQE to "
-          "`io_init_req_slow()`, then `io_init_req_filtered()`, `io_run_bpf_filters()`, "
-          "`migrate_disable()`), **context build** (`io_bpf_ctx_build()` and the opcode's "
-          "payload), **program** (the converted classic program: `___bpf_prog_run` with the "
-          "JIT off, the JIT image, `[bpf jit]`, with it on), **exit** (`migrate_enable()`), "
-          "and **other** (everything else that moved, its largest functions named). "
-          "`trace/filter-phases.csv`; per function: `trace/attribution.csv`.\n")
+          "`io_init_req_slow()`, then the rest of its init in `io_init_req_filtered()` "
+          "instead of `io_submit_sqes()`, and `io_run_bpf_filters()` up to the program, "
+          "return thunks included), **context build** (`io_bpf_ctx_build()` and the "
+          "opcode's payload), **program** (the converted classic program and the indirect "
+          "calls into it: `___bpf_prog_run` with the JIT off, the JIT image, `[bpf jit]`, "
+          "with it on), **exit** (`io_run_bpf_filters()` from `preempt_enable()` to its "
+          "return, by address) and **other** (everything else that moved, its largest "
+          "functions named). `trace/filter-phases.csv`; per function: "
+          "`trace/attribution.csv`.\n")
         cells = []
         for r in phases:
             if r["cell"] not in cells:
