@@ -669,6 +669,8 @@ TEST(privileges)
 		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES,
 		      3);
 		CHECK(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES, 4);
+		/* privilege first, as 7.0 checks it: before nr_args */
+		CHECK(reg(-1, IORING_REGISTER_BPF_FILTER, NULL, 2) == -EACCES, 9);
 		CHECK(nop(&r, 1, 0) == 0, 5);
 		/* no_new_privs alone suffices */
 		CHECK(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 6);
