@@ -154,49 +154,36 @@ static int nop(struct io_uring *ring, __u64 ud, unsigned int flags)
 	return run(ring);
 }
 
-/* a socket's fd is closed; allowed: 0 */
-static int sock(struct io_uring *ring, int family, int type)
+/* an opening op's result: 0 for a file made (and closed), else its error */
+static int closed(int res)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	int res;
-
-	io_uring_prep_socket(sqe, family, type, 0, 0);
-	res = run(ring);
 	if (res >= 0) {
 		close(res);
 		res = 0;
 	}
 	return res;
+}
+
+static int sock(struct io_uring *ring, int family, int type)
+{
+	io_uring_prep_socket(io_uring_get_sqe(ring), family, type, 0, 0);
+	return closed(run(ring));
 }
 
 static int openat_(struct io_uring *ring, const char *path, int flags)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	int res;
-
-	io_uring_prep_openat(sqe, AT_FDCWD, path, flags, 0600);
-	res = run(ring);
-	if (res >= 0) {
-		close(res);
-		res = 0;
-	}
-	return res;
+	io_uring_prep_openat(io_uring_get_sqe(ring), AT_FDCWD, path, flags,
+			     0600);
+	return closed(run(ring));
 }
 
 static int openat2_(struct io_uring *ring, const char *path, __u64 resolve)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct open_how how = {
 		.flags = O_RDONLY | O_DIRECTORY, .resolve = resolve };
-	int res;
 
-	io_uring_prep_openat2(sqe, AT_FDCWD, path, &how);
-	res = run(ring);
-	if (res >= 0) {
-		close(res);
-		res = 0;
-	}
-	return res;
+	io_uring_prep_openat2(io_uring_get_sqe(ring), AT_FDCWD, path, &how);
+	return closed(run(ring));
 }
 
 FIXTURE(ring) {
