@@ -42,7 +42,7 @@ IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
 
 # What the lab needs from Debian, by job.
 DEPS_BUILD := linux-source-6.1 linux-config-6.1 build-essential flex bison bc libelf-dev \
-	libssl-dev ccache git cpio kmod python3 perl
+	libssl-dev ccache git cpio kmod python3 python3-ply python3-git perl
 DEPS_RUN   := qemu-system-x86 liburing-dev fio gnuplot-nox
 DEPS_TOOLS := bpftrace linux-perf llvm
 

@@ -21,7 +21,11 @@ for p in "${patches[@]}"; do
 	# sees a git-tracked .patch as a source file and checks it as one.
 	# UNKNOWN_COMMIT_ID: the tree is Debian's source package, which has
 	# no history for a Fixes: tag's mainline id to be found in.
-	out=$(cd "$tree" && perl scripts/checkpatch.pl --strict --terse \
+	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py on new
+	# files, which needs python3-ply and python3-git (make deps), not a
+	# python3 that a user's PATH may put first (pyenv on the lab's
+	# machines)
+	out=$(cd "$tree" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse \
 		--ignore UNKNOWN_COMMIT_ID "$lab/$p" 2>&1)
 	if [ -z "$out" ]; then
 		echo "ok $i - checkpatch --strict: $p"
