@@ -47,9 +47,12 @@ filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
 	"2|openat -b 32 -F open -n 2000")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
+	# a filter on the workload's opcode, on another, and on each payload
+	quick_filters=("2|nop -b 32 -F real -n 50000" "2|nop -b 32 -F other -n 50000"
+		"2|socket -b 32 -F socket -n 8000" "2|openat -b 32 -F open -n 2000")
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
-		"${flag_cells[@]}" "${arg_cells[@]}" "${filter_cells[@]}"
+		"${flag_cells[@]}" "${arg_cells[@]}" "${quick_filters[@]}"
 		"${ring_cells[@]}")
 else
 	reps=${REPS:-5}
