@@ -343,17 +343,22 @@ static struct sock_filter prog_open[] = {
 	BPF_STMT(BPF_RET | BPF_K, 1),
 };
 
-/* -F's program and opcode; -1 if the workload has no such filter */
+/* -F, or the workload's own filter */
+static int filter_kind(void)
+{
+	if (opt.filter >= 0)
+		return opt.filter;
+	return opt.wl == W_SOCKET ? F_SOCKET : opt.wl == W_OPENAT ? F_OPEN : F_REAL;
+}
+
+/* the filter's program and the opcode it goes on */
 static int filter_of(struct sock_filter **prog, unsigned int *len,
 		     unsigned int *pdu)
 {
-	int f = opt.filter;
+	int f = filter_kind();
 	int op = opt.wl == W_SOCKET ? IORING_OP_SOCKET :
 		 opt.wl == W_OPENAT ? IORING_OP_OPENAT : IORING_OP_NOP;
 
-	if (f < 0)
-		f = op == IORING_OP_SOCKET ? F_SOCKET :
-		    op == IORING_OP_OPENAT ? F_OPEN : F_REAL;
 	*pdu = 0;
 	switch (f) {
 	case F_ALLOW:
@@ -816,9 +821,7 @@ static void print_result(uint64_t ops, uint64_t ns)
 
 		filter_of(&prog, &len, &pdu);
 		printf(",\"filter\":\"%s%s%.0u%s\",\"filter_insns\":%u",
-		       filter_names[opt.filter >= 0 ? opt.filter :
-				    opt.wl == W_SOCKET ? F_SOCKET :
-				    opt.wl == W_OPENAT ? F_OPEN : F_REAL],
+		       filter_names[filter_kind()],
 		       opt.stack > 1 ? "x" : "", opt.stack > 1 ? opt.stack : 0,
 		       opt.jit == 0 ? "-nojit" : "", len);
 	}
