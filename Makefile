@@ -6,13 +6,13 @@
 KERNEL  ?= patched
 # KERNELS: the kernels make test, make kernels and make bench use
 KERNELS ?= baseline patched upstream
-# DEBUG=1: make test also builds and tests patched-debug and upstream-debug,
-# the same kernels with the sanitizers of kernel-patches/debug.config (KASAN,
-# UBSAN, lockdep, kmemleak). Off by default for now: a fresh clone's cold
-# sanitizer build and its two boots add about 40 minutes (README, "Sanitizer
-# kernels"), more than CI's 90 have room for
+# DEBUG=1: make test also builds and tests SANITIZE, kernels with the
+# sanitizers of kernel-patches/debug.config (KASAN, UBSAN, lockdep,
+# kmemleak); make test-debug tests them alone. SANITIZE: patched-debug (CI's
+# per-submission set); make test-debug-full adds upstream-debug
 DEBUG   ?= 0
-DEBUG_KERNELS := $(if $(filter 1,$(DEBUG)),$(addsuffix -debug,$(filter patched upstream,$(KERNELS))))
+SANITIZE ?= patched-debug
+DEBUG_KERNELS := $(if $(filter 1,$(DEBUG)),$(SANITIZE))
 # ACCEL: auto probes KVM with a short boot and falls back to TCG; kvm; tcg
 ACCEL   ?= auto
 # ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
@@ -50,7 +50,8 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
-.PHONY: help deps deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
+.PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
+	test-debug test-debug-full test-harness phases \
 	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
@@ -70,16 +71,22 @@ help:
 	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
 	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream;'
-	@echo '                      DEBUG=1: also the sanitizer kernels)'
+	@echo '                      DEBUG=1: also the sanitizer kernel patched-debug)'
+	@echo '  make test-debug     build patched-debug (KASAN, UBSAN, lockdep, kmemleak) and run the'
+	@echo '                      tests in it, its 2,000-case differential against make test'"'"'s upstream'
+	@echo '  make test-debug-full  patched-debug and upstream-debug, 10,000-case differential between them'
+	@echo '  make test-harness   the bench harness'"'"'s self-tests: a hung step and boot, wall-clock boots'
+	@echo '  make phases         the phase table of the last CI run (.ci/run: build/ci-phases.tsv)'
 	@echo '  make fuzz           the differential test, long: a million SQEs on patched and upstream'
 	@echo '                      (FUZZ_SEED=N FUZZ_SQES=N); a difference is printed and minimised'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
-	@echo '  make debug-kernels  build patched-debug and upstream-debug (sanitizers)'
+	@echo '  make debug-kernels  build SANITIZE (patched-debug; sanitizers, from build/linux-debug)'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
 	@echo '  make vm             interactive shell in a guest running KERNEL'
 	@echo '  make check-patches  checkpatch.pl --strict on every patch'
 	@echo '  make tree           extract the Debian tree and apply the series'
-	@echo '  make deps           install the Debian packages the lab needs'
+	@echo '  make deps           install the Debian packages the lab needs (deps-build: for kernels;'
+	@echo '                      deps-tools: bpftrace, perf, llvm)'
 	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
 	@echo '  make distclean      remove the whole build folder'
 	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto)'
@@ -88,32 +95,37 @@ help:
 	@echo '          OPS_SCALE (ops per run x N; wall-clock default 20) SMP (guest CPUs; TCG wall-clock: 1)'
 	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
 
-# Install only what is missing; apt's lists are refreshed once, if needed.
-deps:
-	@missing=$$(for p in $(DEPS_BUILD) $(DEPS_RUN); do \
+# install PACKAGES: install only what is missing, apt's lists refreshed
+# once if needed. Another apt at work (CI installs the guests' and tools'
+# packages in the background while the first kernel builds) is waited for.
+APT := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 -q
+define install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "[deps] installing:" $$missing; \
-		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+		$(APT) update >/dev/null && $(APT) install -y $$missing >/dev/null; \
 	fi
+endef
+
+# what building a kernel needs; deps: also what the guests and the tests
+# need; deps-tools: the tracing tools
+deps-build:
+	$(call install,$(DEPS_BUILD))
+
+deps: deps-build
+	$(call install,$(DEPS_RUN))
 
 deps-tools: deps
-	@missing=$$(for p in $(DEPS_TOOLS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "[deps] installing:" $$missing; \
-		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
-	fi
+	$(call install,$(DEPS_TOOLS))
 
-tree: deps
+tree: deps-build
 	@kernel-patches/prepare-tree.sh
 
-kernels: deps
+kernels: deps-build
 	@kernel-patches/build-kernel.sh $(KERNELS)
 
-kernel: deps
+kernel: deps-build
 	@kernel-patches/build-kernel.sh $(KERNEL)
 
 check-patches: tree
@@ -127,7 +139,7 @@ test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/test
 # that 6.1 lacks), for the tests and tools that use it: taken from the
 # tree, never copied into the lab.
 UAPI := $(BUILD)/uapi
-$(UAPI)/linux/io_uring/bpf_filter.h: $(wildcard kernel-patches/restrictions/*.patch) | deps
+$(UAPI)/linux/io_uring/bpf_filter.h: $(wildcard kernel-patches/restrictions/*.patch) | deps-build
 	@kernel-patches/prepare-tree.sh
 	@rm -rf $(UAPI) && mkdir -p $(UAPI)
 	@git -C $(BUILD)/linux archive patched include/uapi/linux/io_uring.h \
@@ -136,7 +148,7 @@ $(UAPI)/linux/io_uring/bpf_filter.h: $(wildcard kernel-patches/restrictions/*.pa
 
 # the kernel tree's kselftest harness runs the stress tests
 HARNESS := $(BUILD)/linux/tools/testing/selftests/kselftest_harness.h
-$(HARNESS): | deps
+$(HARNESS): | deps-build
 	@kernel-patches/prepare-tree.sh
 
 $(BUILD)/tests/restrict-stress: tests/restrict-stress.c tests/uring-test.h $(HARNESS) | deps
@@ -168,17 +180,33 @@ $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
 
-vm: kernel
+vm: kernel deps
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
-test: kernels debug-kernels test-bin bench-bin plugin deps-tools
+test: kernels $(if $(DEBUG_KERNELS),debug-kernels) test-bin bench-bin plugin deps-tools
 	@tests/run.sh $(KERNELS) $(DEBUG_KERNELS)
+
+# the sanitizer kernels alone, the host checks left to make test; their
+# differential compares with make test's upstream answers
+test-debug: debug-kernels test-bin bench-bin deps-tools
+	@HOST_CHECKS=0 tests/run.sh $(SANITIZE)
+
+test-debug-full:
+	@$(MAKE) --no-print-directory test-debug SANITIZE="patched-debug upstream-debug" DIFF_DEBUG_POLICIES=10000
+
+test-harness: kernels bench-bin
+	@tests/harness.sh $(word 2,$(KERNELS)) $(word 3,$(KERNELS))
+
+phases:
+	@.ci/phase.sh table $(BUILD)/ci-phases.tsv
 
 fuzz: kernels test-bin
 	@tests/fuzz.sh
 
-debug-kernels: kernels
-	@$(if $(DEBUG_KERNELS),kernel-patches/build-kernel.sh $(DEBUG_KERNELS),true)
+# built from a checkout of their own (build/linux-debug): with no other
+# build in the main tree's way they can build while guests run (.ci/run)
+debug-kernels: deps-build
+	@kernel-patches/build-kernel.sh $(SANITIZE)
 
 bench-bin: $(BENCH_BIN)
 

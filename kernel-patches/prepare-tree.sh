@@ -19,6 +19,23 @@ if [ ! -f "$tarball" ]; then
 	apt-get install -y -q linux-source-6.1 >/dev/null
 fi
 
+# series_sum BASE DIR: what a branch built from BASE and DIR's series records
+series_sum() {
+	(git -C "$tree" rev-parse "$1"; cd "$here/$2" && cat series $(cat series)) | sha1sum | cut -c1-40
+}
+# Nothing to do: no lock needed (a sanitizer kernel building from its own
+# checkout asks while a production kernel compiles from this one).
+if git -C "$tree" rev-parse -q --verify refs/heads/patched >/dev/null 2>&1 &&
+	[ "$(git -C "$tree" config --get lab.baseline)" = "$(series_sum refs/heads/upstream baseline)" ] &&
+	[ "$(git -C "$tree" config --get lab.patched)" = "$(series_sum refs/heads/baseline restrictions)" ]; then
+	exit 0
+fi
+# The branches change under build-kernel.sh's lock of the main checkout,
+# never while a kernel compiles from it.
+mkdir -p "$build"
+exec 9>"$tree.lock"
+flock 9
+
 if ! git -C "$tree" rev-parse -q --verify refs/heads/upstream >/dev/null 2>&1; then
 	t0=$SECONDS
 	rm -rf "$tree" "$build/linux-source-6.1"
@@ -40,8 +57,7 @@ fi
 apply_series() {
 	local branch=$1 base=$2 dir=$here/$3
 	local base_rev sum stamp
-	base_rev=$(git -C "$tree" rev-parse "$base")
-	sum=$( (echo "$base_rev"; cd "$dir" && cat series $(cat series)) | sha1sum | cut -c1-40)
+	sum=$(series_sum "$base" "$3")
 	stamp=$(git -C "$tree" config --get "lab.$branch" || true)
 	if [ "$stamp" = "$sum" ] && git -C "$tree" rev-parse -q --verify "$branch" >/dev/null; then
 		return 0

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""tests/diff-answers.py PATCHED UPSTREAM: compare two kernels' restrict-diff
-answers.
+"""tests/diff-answers.py [--prefix] PATCHED UPSTREAM: compare two kernels'
+restrict-diff answers.
+
+--prefix: PATCHED may hold the first cases of UPSTREAM's stream (same seed
+and SQEs per case, fewer cases: a sanitizer kernel's shorter run against a
+production upstream's); those cases are compared, the closing counts not.
 
 Each line is one case: "case N <case> => <answers>", the answers ending in
 the CQEs as user_data:res[:flags] in order and " stalled" when a CQE that
@@ -149,13 +153,40 @@ def compare(la, lb):
     return why, None if why else kind
 
 
+HEADER = re.compile(r"# restrict-diff seed (\d+) cases (\d+) sqes (\d+)$")
+
+
+def prefix_of(a, b):
+    """a and b cut to a's cases when a's stream is a prefix of b's, else a
+    reason why it is not"""
+    ha, hb = HEADER.match(a[0] if a else ""), HEADER.match(b[0] if b else "")
+    if not ha or not hb:
+        return "no '# restrict-diff seed ...' header line"
+    if (ha[1], ha[3]) != (hb[1], hb[3]) or int(ha[2]) > int(hb[2]):
+        return f"'{a[0]}' is not a prefix of '{b[0]}'"
+    n = int(ha[2])
+    if n == int(hb[2]):
+        return a, b
+    return a[1:n + 1], b[1:n + 1]
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: diff-answers.py PATCHED UPSTREAM")
-    with open(sys.argv[1]) as f:
+    args = sys.argv[1:]
+    prefix = args[:1] == ["--prefix"]
+    if prefix:
+        args = args[1:]
+    if len(args) != 2:
+        sys.exit("usage: diff-answers.py [--prefix] PATCHED UPSTREAM")
+    with open(args[0]) as f:
         a = f.read().splitlines()
-    with open(sys.argv[2]) as f:
+    with open(args[1]) as f:
         b = f.read().splitlines()
+    if prefix:
+        cut = prefix_of(a, b)
+        if isinstance(cut, str):
+            print(f"differ: {cut}")
+            return 1
+        a, b = cut
     if len(a) != len(b):
         print(f"differ: {len(a)} lines against {len(b)}")
         return 1

@@ -2,6 +2,11 @@
 # tests/run.sh KERNEL...: boot each kernel, run the restriction tests in it,
 # print one summary per kernel and a last line "N passed, N failed".
 # Exit status is non-zero on any failure, a failed boot included.
+# Environment: HOST_CHECKS=0 skips the host checks but each kernel's config
+# (checkpatch and the bench statistics: make test-debug, after make test
+# ran them); DIFF_SEED,
+# DIFF_POLICIES (production kernels, 10 000 cases), DIFF_DEBUG_POLICIES
+# (sanitizer kernels, 2 000), STRESS_SECONDS.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,71 +14,83 @@ lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
 bin=$build/tests/restrictions
 
-passed=0 failed=0 summary=()
+. "$here/tap-count.sh"
 
-# count NAME TAPFILE RC: add a TAP stream's verdicts to the totals
-count() {
-	local name=$1 tap=$2 rc=$3 p f plan note=
-	p=$(grep -c '^ok ' "$tap")
-	f=$(grep -c '^not ok ' "$tap")
-	# one or more TAP streams: the plans add up
-	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$tap" | awk '{ s += $1 } END { if (NR) print s }')
-	if [ -z "$plan" ] || [ $((p + f)) -ne "$plan" ]; then
-		# a crash or failed boot: whatever did not report counts as failed
-		f=$((${plan:-0} - p))
-		[ "$f" -gt 0 ] || f=1
-		note=" (did not finish: status $rc)"
-	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		f=1
-		note=" (exit status $rc)"
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	summary+=("$(printf '%-9s %3d passed, %d failed%s' "$name:" "$p" "$f" "$note")")
-}
+phase() { "$lab/.ci/phase.sh" add "$1" "$2" "$(date +%s)" "$3"; }
 
 mkdir -p "$build/vm"
-echo "== host checks: patches, config, bench statistics"
-"$here/check-patches.sh" >"$build/vm/patches.tap" 2>&1
-count patches "$build/vm/patches.tap" $?
-"$here/check-config.sh" "$@" >"$build/vm/config.tap" 2>&1
-count config "$build/vm/config.tap" $?
-# make bench's statistics, pictures and report on synthetic runs
-"$here/check-bench-stats.py" >"$build/vm/bench-stats.tap" 2>&1
-count stats "$build/vm/bench-stats.tap" $?
-cat "$build/vm/patches.tap" "$build/vm/config.tap" "$build/vm/bench-stats.tap"
+echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics")"
+t0=$(date +%s)
+taps=()
+if [ "${HOST_CHECKS:-1}" = 1 ]; then
+	"$here/check-patches.sh" >"$build/vm/patches.tap" 2>&1
+	count patches "$build/vm/patches.tap" $?
+	taps+=("$build/vm/patches.tap")
+fi
+# each kernel's config, whichever kernels this run boots (make
+# test-debug's own file: make test's stays)
+cfg=$build/vm/config.tap
+[ "${HOST_CHECKS:-1}" = 1 ] || cfg=$build/vm/config-sanitizers.tap
+"$here/check-config.sh" "$@" >"$cfg" 2>&1
+count config "$cfg" $?
+taps+=("$cfg")
+if [ "${HOST_CHECKS:-1}" = 1 ]; then
+	# make bench's statistics, pictures and report on synthetic runs
+	"$here/check-bench-stats.py" >"$build/vm/bench-stats.tap" 2>&1
+	count stats "$build/vm/bench-stats.tap" $?
+	taps+=("$build/vm/bench-stats.tap")
+fi
+cat "${taps[@]}"
+phase "host checks" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"
 
-rm -f "$build"/vm/diff-*.txt "$build"/vm/diff-*.err
+# cases per kernel: a sanitizer kernel runs a prefix of the same stream
+policies() {
+	if [ "${1%-debug}" != "$1" ]; then echo "${DIFF_DEBUG_POLICIES:-2000}"; else echo "${DIFF_POLICIES:-10000}"; fi
+}
 for kernel in "$@"; do
 	out=$build/vm/test-$kernel
 	echo "== tests on $kernel"
+	# only this boot's answers: another kernel's, from an earlier run of
+	# the same build, may still be compared with it (make test-debug)
+	rm -f "$build/vm/diff-$kernel.txt" "$build/vm/diff-$kernel.err"
 	# a sanitizer kernel under TCG runs the same tests several times slower
 	limit=${TIMEOUT:-}
 	[ "${kernel%-debug}" != "$kernel" ] && limit=${TIMEOUT:-2400}
+	t0=$(date +%s)
 	KERNEL=$kernel VM_OUT=$out TIMEOUT=$limit "$lab/vm/run.sh" -- \
-		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "${DIFF_POLICIES:-10000}" \
+		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "$(policies "$kernel")" \
 		"${STRESS_SECONDS:-10}" |
 		tr -d '\r' | tee "$out.tap"
 	rc=${PIPESTATUS[0]}
 	"$here/boot-health.sh" "$out" "$kernel" | tee -a "$out.tap"
 	count "$kernel" "$out.tap" "$rc"
+	phase "test boot $kernel" "$t0" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
 done
 
 # Differential: ten thousand random cases (a ring, a policy, register
 # calls, eight SQEs) must get the same answers from our series as from
 # upstream (guest-run.sh), upstream's drain stalls excepted: patched must
 # never stall. DIFF_SEED and DIFF_POLICIES pick another stream or a longer
-# one; make fuzz runs a million SQEs.
+# one; make fuzz runs a million SQEs. A sanitizer kernel runs the first
+# DIFF_DEBUG_POLICIES cases of the same stream, compared with the sanitizer
+# upstream's when that one booted too (make test-debug-full), else with
+# the production upstream's first cases (the sanitizers change no answer).
 # Both kernels tested but an answer file missing is a failure, not a skip.
 # differential PATCHED UPSTREAM SUFFIX: compare the two kernels' answers
 differential() {
-	local pk=$1 uk=$2 sfx=$3 verdict denied k
+	local pk=$1 uk=$2 sfx=$3 verdict denied k n
+	n=$(policies "$pk")
 	echo "== differential: $pk against $uk (tests/restrict-diff.c)"
 	{
 		echo "1..2"
 		if [ ! -s "$build/vm/diff-$pk.txt" ] || [ ! -s "$build/vm/diff-$uk.txt" ]; then
 			echo "not ok 1 - restrict-diff: no answers from $pk or $uk (build/vm/diff-*.txt missing or empty)"
-		elif verdict=$("$here/diff-answers.py" "$build/vm/diff-$pk.txt" "$build/vm/diff-$uk.txt" 2>&1); then
+		elif [ "$build/vm/diff-$uk.txt" -ot "$build/bzImage-$uk" ] ||
+			[ "$build/vm/diff-$uk.txt" -ot "$build/tests/restrict-diff" ]; then
+			echo "not ok 1 - restrict-diff: $uk's answers are older than its kernel or the test (run make test)"
+		elif [ "$n" -lt 1 ]; then
+			echo "not ok 1 - restrict-diff: $n cases asked for: nothing would be compared"
+		elif verdict=$("$here/diff-answers.py" --prefix "$build/vm/diff-$pk.txt" "$build/vm/diff-$uk.txt" 2>&1); then
 			echo "ok 1 - restrict-diff: $pk and $uk $verdict (seed ${DIFF_SEED:-1}: $(tail -1 "$build/vm/diff-$pk.txt" | sed 's/^# //'))"
 		else
 			echo "not ok 1 - restrict-diff: $pk and $uk differ; first difference:"
@@ -84,7 +101,7 @@ differential() {
 		done
 		# a run that denies nothing would agree trivially: want one a policy
 		denied=$(tail -1 "$build/vm/diff-$pk.txt" 2>/dev/null | sed -n 's/.* \([0-9]*\) -EACCES.*/\1/p')
-		if [ "${denied:-0}" -ge "${DIFF_POLICIES:-10000}" ]; then
+		if [ "${denied:-0}" -ge "$n" ]; then
 			echo "ok 2 - restrict-diff: $denied SQEs denied with -EACCES, so the check was exercised"
 		else
 			echo "not ok 2 - restrict-diff: only ${denied:-0} SQEs denied: the run did not exercise the check"
@@ -92,10 +109,16 @@ differential() {
 	} | tee "$build/vm/diff$sfx.tap"
 	count "differential$sfx" "$build/vm/diff$sfx.tap" 0
 }
-for sfx in "" -debug; do
-	case " $* " in *" patched$sfx "*) case " $* " in *" upstream$sfx "*)
-		differential "patched$sfx" "upstream$sfx" "$sfx" ;; esac ;; esac
-done
+case " $* " in *" patched "*) case " $* " in *" upstream "*)
+	differential patched upstream "" ;; esac ;; esac
+# a sanitizer kernel is always compared: with no upstream answers at all,
+# that is a failure (run make test first), not a skip
+case " $* " in *" patched-debug "*)
+	case " $* " in
+	*" upstream-debug "*) differential patched-debug upstream-debug -debug ;;
+	*) differential patched-debug upstream -debug ;;
+	esac ;;
+esac
 
 # Tracing (make trace's tools) on one kernel with restrictions: under
 # -icount with the insn-count plugin, as make trace boots it; a production
@@ -114,6 +137,7 @@ if [ -n "$tk" ]; then
 	rm -rf "$out"
 	mkdir -p "$out/raw/$tk"
 	echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
+	t0=$(date +%s)
 	ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
 		PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" \
 		"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
@@ -121,33 +145,20 @@ if [ -n "$tk" ]; then
 	cp "$build/out/$tk/System.map" "$build/out/$tk/io_ring_ctx.size" "$out/raw/$tk/"
 	"$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
 	count tracing "$out.tap" "$rc"
-fi
-
-# make bench when a guest step and a whole boot hang: the report is still
-# written from what was measured (tests/bench-hang.sh). Two kernels with
-# restrictions if there are two, else any two.
-hk=() rk=()
-for k in "${prod[@]}"; do
-	[ "$k" != baseline ] && hk+=("$k") || rk+=("$k")
-done
-hk+=("${rk[@]}")
-if [ "${#hk[@]}" -ge 2 ]; then
-	echo "== make bench when a step and a boot hang (${hk[0]} boot, ${hk[1]} fio)"
-	"$here/bench-hang.sh" "${hk[0]}" "${hk[1]}" | tee "$build/vm/bench-hang.tap"
-	count bench-hang "$build/vm/bench-hang.tap" "${PIPESTATUS[0]}"
-fi
-
-# make bench's wall-clock mode: two kernels, two boots each, interleaved
-if [ "${#hk[@]}" -ge 2 ]; then
-	echo "== make bench BOOTS=2 ICOUNT=0 (${hk[0]}, ${hk[1]})"
-	"$here/bench-boots.sh" "${hk[0]}" "${hk[1]}" | tee "$build/vm/bench-boots.tap"
-	count bench-boots "$build/vm/bench-boots.tap" "${PIPESTATUS[0]}"
+	phase "tracing on $tk" "$t0" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
 fi
 
 # one table: each bypass and stress scenario, each kernel's verdict and
 # its kernel log status (tests/verdicts.tsv says what each test asserts)
+# (make test-debug: beside make test's kernels, whose boots it follows)
+vk=()
+if [ "${HOST_CHECKS:-1}" = 0 ]; then
+	for k in baseline patched upstream; do
+		[ -f "$build/vm/test-$k.tap" ] && vk+=("$k")
+	done
+fi
 echo "== verdicts per scenario and kernel ($build/vm/VERDICTS.md)"
-"$here/verdict-table.py" "$build/vm" "$@"
+"$here/verdict-table.py" "$build/vm" "${vk[@]}" "$@"
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
