@@ -166,6 +166,8 @@ for variant in "$@"; do
 	fi
 	mkdir -p "$out"
 	t0=$SECONDS
+	# the phase table's start (.ci/phase.sh): configuring included
+	tb=$(date +%s)
 	# Up to date: same branch commit and config as the last build, and no
 	# local edits in the tree. Skipping also spares the checkout, whose
 	# mtime changes would make the other variants recompile io_uring.
@@ -205,7 +207,6 @@ for variant in "$@"; do
 		ref=${ref:-1420}
 		log "compiling bzImage with $jobs jobs, cold: about $ref objects (log: build/out/$variant/build.log)"
 	fi
-	tb=$(date +%s)
 	if ! kmake bzImage 2>&1 | progress "$out/build.log" "$ref"; then
 		phase "$tb" "$kind" failed
 		tail -30 "$out/build.log" >&2
