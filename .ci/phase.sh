@@ -55,11 +55,11 @@ table)
 	}
 	function mmss(x) { return sprintf("%d:%02d", x / 60, x % 60) }
 	END {
-		printf "%-44s %7s %7s  %s\n", "phase", "start", "took", "status"
+		printf "%-44s %7s %7s %6s  %s\n", "phase", "start", "took", "secs", "status"
 		for (i = 1; i <= n; i++)
-			printf "%-44s %7s %7s  %s%s\n", name[i], mmss(b[i]), mmss(d[i]), st[i],
+			printf "%-44s %7s %7s %6d  %s%s\n", name[i], mmss(b[i]), mmss(d[i]), d[i], st[i],
 				note[i] == "" ? "" : "  (" note[i] ")"
-		printf "%-44s %7s %7s  (%d s)\n", "total, wall clock", "", mmss(e - s), e - s
+		printf "%-44s %7s %7s %6d\n", "total, wall clock", "", mmss(e - s), e - s
 	}'
 	;;
 *)

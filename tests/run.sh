@@ -41,7 +41,7 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	taps+=("$build/vm/bench-stats.tap")
 fi
 cat "${taps[@]}"
-phase "host checks" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"
+phase "host checks$([ "${HOST_CHECKS:-1}" = 1 ] || echo ": config of $*")" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"
 
 # cases per kernel: a sanitizer kernel runs a prefix of the same stream
 policies() {
