@@ -14,19 +14,18 @@ mkdir -p "$build/vm"
 [ $# = 2 ] || { echo "usage: tests/harness.sh KERNEL KERNEL2 (make test-harness: KERNELS' second and third)" >&2; exit 2; }
 a=$1 b=$2
 
-echo "== make bench when a step and a boot hang ($a boot, $b fio)"
-t0=$(date +%s)
-"$here/bench-hang.sh" "$a" "$b" | tee "$build/vm/bench-hang.tap"
-rc=${PIPESTATUS[0]}
-count bench-hang "$build/vm/bench-hang.tap" "$rc"
-"$lab/.ci/phase.sh" add "harness: bench-hang" "$t0" "$(date +%s)" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
-
-echo "== make bench BOOTS=2 ICOUNT=0 ($a, $b)"
-t0=$(date +%s)
-"$here/bench-boots.sh" "$a" "$b" | tee "$build/vm/bench-boots.tap"
-rc=${PIPESTATUS[0]}
-count bench-boots "$build/vm/bench-boots.tap" "$rc"
-"$lab/.ci/phase.sh" add "harness: bench-boots" "$t0" "$(date +%s)" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
+# selftest NAME TITLE: run tests/NAME.sh on the two kernels, count its TAP
+selftest() {
+	local t0 rc
+	echo "== $2"
+	t0=$(date +%s)
+	"$here/$1.sh" "$a" "$b" | tee "$build/vm/$1.tap"
+	rc=${PIPESTATUS[0]}
+	count "$1" "$build/vm/$1.tap" "$rc"
+	"$lab/.ci/phase.sh" add "harness: $1" "$t0" "$(date +%s)" "$([ "$rc" = 0 ] && echo ok || echo "failed ($rc)")"
+}
+selftest bench-hang "make bench when a step and a boot hang ($a boot, $b fio)"
+selftest bench-boots "make bench BOOTS=2 ICOUNT=0 ($a, $b)"
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
