@@ -63,6 +63,7 @@
 #define MAX_RES		32
 #define MAX_CALLS	3
 #define MAX_CQES	(2 * MAX_SQES)	/* SEND_ZC may post a notification */
+#define SENTINEL	1000		/* user_data of run_case()'s last NOP */
 
 enum ring_kind { RING_PLAIN, RING_SINGLE, RING_DEFER, RING_SQPOLL, NR_KINDS };
 static const char *const kind_name[NR_KINDS] = {
@@ -82,6 +83,9 @@ static struct counts {
 	unsigned long cases, sqes, calls, refused, stalled;
 	unsigned long kind[NR_KINDS];
 	unsigned long eacces, einval, eopnotsupp, skipped, notif, early;
+	/* which drain paths the batches with CQE_SKIP reach (generated) */
+	unsigned long skip_batches, drain_before_skip, drain_after_skip,
+		      skip_in_drained_link, implied_drain_skip, failed_skip_head;
 } cnt;
 
 static uint64_t rng_state;
@@ -151,7 +155,7 @@ static void generate(struct dcase *c, unsigned int nsqe)
 {
 	uint8_t palette[6];
 	unsigned int i, npal = 2 + rnd() % 5;
-	bool skips;
+	unsigned int skips;
 
 	memset(c, 0, sizeof(*c));
 	i = rnd() % 16;
@@ -185,36 +189,98 @@ static void generate(struct dcase *c, unsigned int nsqe)
 	}
 
 	/*
-	 * A batch with CQE_SKIP has no io-wq SQE and no SQPOLL thread, and
-	 * no drain before its first CQE_SKIP SQE, which is one every
-	 * kernel takes as far as setting drain_disabled: no drain can then
-	 * wait, so no CQE can be stalled (tests/drain-order.c covers drains
-	 * ahead of CQE_SKIP). Later SQEs draw every flag but IOSQE_ASYNC.
+	 * A batch with CQE_SKIP has no io-wq SQE and no SQPOLL thread, so
+	 * that its CQEs are all in by the time io_uring_enter() returns
+	 * (drained requests run from task_work too), and NOP, the opcode
+	 * that succeeds on fd -1 and so skips its CQE, in its palette most
+	 * of the time. Its first skip SQE is drawn at random, so drains
+	 * meet it before and after, explicit ones (6.1 refuses them after
+	 * it with -EOPNOTSUPP unless that SQE failed early) and implied
+	 * ones (the request after a link with a drain inside), as do skip
+	 * SQEs inside links and failed skip heads; run_case() tells a
+	 * stalled drain from a skipped CQE.
 	 */
 	skips = c->kind != RING_SQPOLL && one_in(3) ? 1 + rnd() % nsqe : 0;
+	if (skips && !one_in(4))
+		palette[0] = IORING_OP_NOP;
 	c->nsqe = nsqe;
 	for (i = 0; i < nsqe; i++) {
 		uint8_t f = random_flags();
 
 		c->sqe[i].op = one_in(8) ? any_op(IORING_OP_LAST) :
 			       palette[rnd() % npal];
-		if (!skips) {
+		if (!skips)
 			f &= ~IOSQE_CQE_SKIP_SUCCESS;
-		} else if (i + 1 < skips) {
-			f &= ~(IOSQE_CQE_SKIP_SUCCESS | IOSQE_IO_DRAIN | IOSQE_ASYNC);
-		} else if (i + 1 == skips) {
-			if (c->sqe[i].op >= IORING_OP_LAST)
-				c->sqe[i].op = rnd() % IORING_OP_LAST;
-			f &= ~(IOSQE_IO_DRAIN | IOSQE_ASYNC | IOSQE_BUFFER_SELECT | 0x80);
-			f |= IOSQE_CQE_SKIP_SUCCESS;
-		} else {
+		else if (i + 1 < skips)
+			f &= ~(IOSQE_CQE_SKIP_SUCCESS | IOSQE_ASYNC);
+		else if (i + 1 == skips)
+			f = (f & ~IOSQE_ASYNC) | IOSQE_CQE_SKIP_SUCCESS;
+		else
 			f &= ~IOSQE_ASYNC;
-		}
 		/* a link left open at the end goes to io-wq */
 		if (skips && i + 1 == nsqe)
 			f &= ~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 		c->sqe[i].flags = f;
 	}
+}
+
+/* the head of the link SQE @i belongs to */
+static unsigned int link_head(const struct dcase *c, unsigned int i)
+{
+	while (i && c->sqe[i - 1].flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
+		i--;
+	return i;
+}
+
+/* the last SQE of the link SQE @i belongs to */
+static unsigned int link_end(const struct dcase *c, unsigned int i)
+{
+	while (i + 1 < c->nsqe && c->sqe[i].flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
+		i++;
+	return i;
+}
+
+/*
+ * Count which drain paths a batch with CQE_SKIP reaches, from the SQEs
+ * drawn (the same on every kernel): printed at the end of a run, so that
+ * the header's claims are numbers.
+ */
+static void count_paths(const struct dcase *c)
+{
+	unsigned int i, k, first = c->nsqe;
+	bool before = false, after = false, in_link = false, implied = false,
+	     head = false;
+
+	for (i = 0; i < c->nsqe; i++)
+		if (c->sqe[i].flags & IOSQE_CQE_SKIP_SUCCESS && first == c->nsqe)
+			first = i;
+	if (first == c->nsqe)
+		return;
+	for (i = 0; i < c->nsqe; i++) {
+		uint8_t f = c->sqe[i].flags;
+		unsigned int h = link_head(c, i), e = link_end(c, i);
+
+		before |= (f & IOSQE_IO_DRAIN) && i < first;
+		after |= (f & IOSQE_IO_DRAIN) && i > first;
+		if ((f & IOSQE_IO_DRAIN) && i > h) {
+			/* a drain inside a link: drain_next on the SQE after it */
+			for (k = i + 1; k <= e; k++)
+				in_link |= !!(c->sqe[k].flags & IOSQE_CQE_SKIP_SUCCESS);
+			if (e + 1 < c->nsqe)
+				implied |= !!(c->sqe[e + 1].flags & IOSQE_CQE_SKIP_SUCCESS);
+		}
+		/* fails before io_init_req() reads its flags, then a drain */
+		if ((f & IOSQE_CQE_SKIP_SUCCESS) && i == h && e > h &&
+		    (c->sqe[i].op >= IORING_OP_LAST || (f & 0x80)))
+			for (k = e + 1; k < c->nsqe; k++)
+				head |= !!(c->sqe[k].flags & IOSQE_IO_DRAIN);
+	}
+	cnt.skip_batches++;
+	cnt.drain_before_skip += before;
+	cnt.drain_after_skip += after;
+	cnt.skip_in_drained_link += in_link;
+	cnt.implied_drain_skip += implied;
+	cnt.failed_skip_head += head;
 }
 
 static void print_case(FILE *out, const struct dcase *c)
@@ -313,36 +379,173 @@ static bool inline_only(const struct dcase *c)
 	return c->kind != RING_SQPOLL && !any_flag(c, IOSQE_ASYNC);
 }
 
+/* where SQE @ud (1-based) arrived in @got, or -1 */
+static int arrival(int64_t got[][3], unsigned int ncqe, unsigned int ud)
+{
+	unsigned int i;
+
+	for (i = 0; i < ncqe; i++)
+		if (!(got[i][2] & IORING_CQE_F_NOTIF) && got[i][0] == ud)
+			return i;
+	return -1;
+}
+
 /*
- * The first drained SQE's CQE came before the CQE of an SQE ahead of its
- * link (a drain inside a link drains the link from its head): the drain
- * did not hold, as 6.1 lets happen when a failure posts ahead of it, and
- * the SQEs after it may have taken other paths (io-wq or not) and met
- * other errors first. tests/diff-answers.py compares such a case only up
- * to the drain. @got is in arrival order.
+ * SQE op/flags passes io_init_req() (and the io_req_prep_async() a link
+ * member goes through) on a plain ring of this kernel: probed once as a
+ * link member after a READ on fd -1, which fails at issue with -EBADF
+ * when the member was taken and is cancelled when it was not. A prep
+ * can fail with any errno (PROVIDE_BUFFERS' -E2BIG, STATX's -EBADF on a
+ * fixed file), so the answer cannot tell. Remembered per kernel run.
+ */
+static bool passes_init(uint8_t op, uint8_t flags)
+{
+	static int8_t known[256][256];
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int head = 0;
+
+	flags &= ~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN);
+	if (known[op][flags])
+		return known[op][flags] > 0;
+	if (io_uring_queue_init(4, &ring, 0))
+		return false;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, -1, NULL, 0, 0);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	if (!sqe) {
+		io_uring_queue_exit(&ring);
+		return false;
+	}
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = op;
+	sqe->flags = flags;
+	sqe->fd = -1;
+	sqe->user_data = 2;
+	io_uring_submit_and_wait(&ring, 2);
+	while (!io_uring_peek_cqe(&ring, &cqe)) {
+		if (cqe->user_data == 1)
+			head = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	known[op][flags] = head == -EBADF ? 1 : -1;
+	return head == -EBADF;
+}
+
+/*
+ * A drain did not hold: for an SQE with IOSQE_IO_DRAIN, the CQE of an
+ * SQE of its link (a drain inside a link drains the link from its head)
+ * came before the CQE of an SQE ahead of the link. Judged only for a
+ * link that every kernel holds, one that no SQE failed at submission
+ * (passes_init(), neither -EACCES nor -EOPNOTSUPP, which a policy or
+ * drain_disabled answer there, and no head cancelled with -ECANCELED,
+ * as a link is when a member fails there, perhaps with its CQE
+ * suppressed by a skip-flagged head): a failed request drains nothing, and
+ * 6.1 posts it at once. 6.1 lets a drain run early when a failure posts
+ * ahead of it; patched never may (tests/diff-answers.py). @got is in
+ * arrival order.
  */
 static bool drain_ran_early(const struct dcase *c, int64_t got[][3],
 			    unsigned int ncqe, int submitted)
 {
-	unsigned int i, head, drain = 0, last_before = 0, at = 0;
+	unsigned int n = submitted > 0 ? submitted : 0, d, head, end, ud, k;
 
-	while (drain < c->nsqe && (int)drain < submitted &&
-	       !(c->sqe[drain].flags & IOSQE_IO_DRAIN))
-		drain++;
-	if (drain == c->nsqe || (int)drain >= submitted)
-		return false;
-	for (head = drain; head &&
-	     c->sqe[head - 1].flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK); head--)
-		;
-	for (i = 0; i < ncqe; i++) {
-		if (got[i][2] & IORING_CQE_F_NOTIF)
+	if (n > c->nsqe)
+		n = c->nsqe;
+	for (d = 0; d < n; d++) {
+		int last_before = -1, first_in = -1;
+		bool judged = true;
+
+		if (!(c->sqe[d].flags & IOSQE_IO_DRAIN))
 			continue;
-		if (got[i][0] >= 1 && got[i][0] <= head)
-			last_before = i + 1;
-		if (got[i][0] == drain + 1 && !at)
-			at = i + 1;
+		head = link_head(c, d);
+		end = link_end(c, d);
+		if (end >= n)
+			continue;
+		for (k = head; k <= end; k++)
+			judged &= passes_init(c->sqe[k].op, c->sqe[k].flags);
+		for (k = 0; k < ncqe && judged; k++) {
+			if (got[k][2] & IORING_CQE_F_NOTIF)
+				continue;
+			ud = got[k][0];
+			if (ud >= head + 1 && ud <= end + 1) {
+				judged &= got[k][1] != -EACCES &&
+					  got[k][1] != -EOPNOTSUPP &&
+					  !(ud == head + 1 && got[k][1] == -ECANCELED);
+				if (first_in < 0)
+					first_in = k;
+			} else if (ud >= 1 && ud <= head) {
+				last_before = k;
+			}
+		}
+		if (judged && first_in >= 0 && first_in < last_before)
+			return true;
+		d = end;
 	}
-	return at && at < last_before;
+	return false;
+}
+
+/*
+ * In a batch with CQE_SKIP, the CQEs of the submitted SQEs that must come:
+ * every one but those with IOSQE_CQE_SKIP_SUCCESS (which post only when
+ * they fail) and those after a skip-flagged member of their link that
+ * failed (io_fail_links() suppresses the CQEs of the members it
+ * cancels). False when one of them is missing: a drain stalled. @got is
+ * in arrival order.
+ */
+static bool skip_batch_complete(const struct dcase *c, int64_t got[][3],
+				unsigned int ncqe, int submitted)
+{
+	unsigned int n = submitted > 0 ? submitted : 0, i, j;
+
+	for (i = 0; i < n && i < c->nsqe; i++) {
+		bool may_skip = c->sqe[i].flags & IOSQE_CQE_SKIP_SUCCESS;
+		int at;
+
+		for (j = link_head(c, i); j < i && !may_skip; j++) {
+			at = arrival(got, ncqe, j + 1);
+			may_skip = (c->sqe[j].flags & IOSQE_CQE_SKIP_SUCCESS) &&
+				   at >= 0 && got[at][1] < 0;
+		}
+		if (!may_skip && arrival(got, ncqe, i + 1) < 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A NOP the policy lets through without a flag that could fail or skip
+ * it: submitted after a batch with CQE_SKIP, it posts only once no drain
+ * is pending, as every kernel holds an accepted request submitted after
+ * a pending drain. False when the policy refuses every such NOP (patched
+ * also holds a refusal, upstream 6.1 posts it at once).
+ */
+static bool sentinel_flags(const struct dcase *c, int registered, uint8_t *flags)
+{
+	bool nop = false;
+	uint8_t allowed = 0, required = 0;
+	unsigned int i;
+
+	if (registered)
+		return *flags = 0, true;
+	for (i = 0; i < c->nres; i++) {
+		const struct io_uring_restriction *r = &c->res[i];
+
+		if (r->opcode == IORING_RESTRICTION_SQE_OP) {
+			nop |= r->sqe_op == IORING_OP_NOP;
+		} else if (r->opcode == IORING_RESTRICTION_SQE_FLAGS_ALLOWED) {
+			allowed |= r->sqe_flags;
+		} else if (r->opcode == IORING_RESTRICTION_SQE_FLAGS_REQUIRED) {
+			required |= r->sqe_flags;
+		}
+	}
+	*flags = required;
+	return nop && !(required & ~IOSQE_FIXED_FILE) &&
+	       !(required & ~(allowed | required));
 }
 
 /* run @c and print its answers to @out; false when a CQE stalled */
@@ -362,7 +565,8 @@ static bool run_case(FILE *out, const struct dcase *c)
 	int64_t got[MAX_CQES][3];
 	unsigned int i, ncqe = 0;
 	struct io_uring_cqe *cqe;
-	int more = 0;
+	int more = 0, registered;
+	uint8_t sflags;
 	bool early;
 	struct io_uring ring;
 	int ret, submitted;
@@ -377,6 +581,7 @@ static bool run_case(FILE *out, const struct dcase *c)
 	}
 	ret = reg(ring.ring_fd, IORING_REGISTER_RESTRICTIONS, c->res, c->nres);
 	cnt.refused += ret != 0;
+	registered = ret;
 	fprintf(out, " register %d", ret);
 	fprintf(out, " enable %d calls",
 		reg(ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
@@ -440,8 +645,13 @@ static bool run_case(FILE *out, const struct dcase *c)
 		} while (!io_uring_peek_cqe(&ring, &cqe));
 	}
 	/* what else is posted (CQE_SKIP batches, notifications) is here */
-	if (complete) {
-		/* DEFER_TASKRUN runs its task_work only when asked */
+	/*
+	 * DEFER_TASKRUN runs its task_work only when asked, and what one
+	 * run completes can queue more (a drain released by the flush at
+	 * its end): ask once per SQE and once more, as each drain a run
+	 * releases is one step and there are no more drains than SQEs.
+	 */
+	for (i = 0; complete && i <= c->nsqe; i++) {
 		if (c->kind == RING_DEFER)
 			io_uring_get_events(&ring);
 		while (ncqe < MAX_CQES && !io_uring_peek_cqe(&ring, &cqe)) {
@@ -449,6 +659,42 @@ static bool run_case(FILE *out, const struct dcase *c)
 			got[ncqe][1] = cqe->res;
 			got[ncqe++][2] = cqe->flags;
 			io_uring_cqe_seen(&ring, cqe);
+		}
+		if (c->kind != RING_DEFER)
+			break;
+	}
+	/*
+	 * With CQE_SKIP, a missing CQE is a stalled drain when it had to
+	 * come; and a sentinel NOP submitted now comes only if no drain is
+	 * still pending, which also catches a stall behind which every SQE
+	 * was skip-flagged (not when the policy refuses it: then only on
+	 * patched, which holds refusals too).
+	 */
+	if (complete && any_flag(c, IOSQE_CQE_SKIP_SUCCESS)) {
+		complete = skip_batch_complete(c, got, ncqe, submitted);
+		if (complete && submitted == (int)c->nsqe &&
+		    sentinel_flags(c, registered, &sflags)) {
+			struct __kernel_timespec ts = { .tv_nsec = 50000000 };
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			bool sentinel = false;
+
+			io_uring_prep_nop(sqe);
+			sqe->flags = sflags;
+			sqe->user_data = SENTINEL;
+			if (io_uring_submit(&ring) == 1 &&
+			    !io_uring_wait_cqe_timeout(&ring, &cqe, &ts)) {
+				do {
+					if (cqe->user_data == SENTINEL) {
+						sentinel = true;
+					} else if (ncqe < MAX_CQES) {
+						got[ncqe][0] = (int64_t)cqe->user_data;
+						got[ncqe][1] = cqe->res;
+						got[ncqe++][2] = cqe->flags;
+					}
+					io_uring_cqe_seen(&ring, cqe);
+				} while (!io_uring_peek_cqe(&ring, &cqe));
+			}
+			complete = sentinel;
 		}
 	}
 	io_uring_queue_exit(&ring);
@@ -586,6 +832,7 @@ int main(int argc, char *argv[])
 				continue;
 			seed_case(seed, i);
 			generate(&c, per);
+			count_paths(&c);
 			snprintf(label, sizeof(label), "case %lu", i);
 			run_one(&c, label);
 		}
@@ -598,5 +845,10 @@ int main(int argc, char *argv[])
 	       cnt.kind[RING_DEFER], cnt.kind[RING_SQPOLL], cnt.refused,
 	       cnt.calls, cnt.sqes, cnt.skipped, cnt.notif, cnt.early, cnt.stalled, cnt.eacces,
 	       cnt.einval, cnt.eopnotsupp);
+	printf("# %lu batches with CQE_SKIP: %lu drain before the first skip SQE, %lu drain after it, "
+	       "%lu skip SQE after a drain inside its link, %lu implied drain on a skip SQE, "
+	       "%lu failed skip head then a drain\n",
+	       cnt.skip_batches, cnt.drain_before_skip, cnt.drain_after_skip,
+	       cnt.skip_in_drained_link, cnt.implied_drain_skip, cnt.failed_skip_head);
 	return 0;
 }
