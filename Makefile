@@ -51,7 +51,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
-	test-debug test-debug-full test-harness phases \
+	test-debug test-debug-full test-harness diff-sensitivity phases \
 	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
@@ -79,6 +79,8 @@ help:
 	@echo '  make phases         the phase table of the last CI run (.ci/run: build/ci-phases.tsv)'
 	@echo '  make fuzz           the differential test, long: a million SQEs on patched and upstream'
 	@echo '                      (FUZZ_SEED=N FUZZ_SQES=N); a difference is printed and minimised'
+	@echo '  make diff-sensitivity  build each bug of tests/planted/ into patched: the differential'
+	@echo '                      must catch every one (about 26 min; MINIMISE=0: no minimising)'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
 	@echo '  make debug-kernels  build SANITIZE (patched-debug; sanitizers, from build/linux-debug)'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
@@ -199,6 +201,9 @@ test-harness: kernels bench-bin
 
 phases:
 	@.ci/phase.sh table $(BUILD)/ci-phases.tsv
+
+diff-sensitivity: kernels test-bin
+	@tests/diff-sensitivity.sh
 
 fuzz: kernels test-bin
 	@tests/fuzz.sh

@@ -326,7 +326,7 @@ def filters_section(rows, unit, icount, kl):
     out = ["## BPF filters side by side (IORING_REGISTER_BPF_FILTER, issue 17)\n",
            f"Per cell, what each way of checking an SQE costs, in {per}: the median of the "
            "check's ring, and what the check adds to the same kernel's unrestricted ring in the "
-           "same run (95 % interval). Filters exist on patched only (patches 0014, 0015); "
+           "same run (95 % interval). Filters exist on patched only (patches 0013, 0014); "
            "a filter row's own unrestricted ring is its filter cell's.\n"]
     cells = []
     for r in rows:

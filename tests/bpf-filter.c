@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: IORING_REGISTER_BPF_FILTER (Linux 7.0's ABI, patches 0014
- *		and 0015), per ring and per task: what a filter sees, what
+ * Description: IORING_REGISTER_BPF_FILTER (Linux 7.0's ABI, patches 0013
+ *		and 0014), per ring and per task: what a filter sees, what
  *		it refuses and with which error, DENY_REST, SZ_STRICT,
  *		stacking, inheritance across fork, privileges, the JIT on
  *		and off, and every bad registration. On baseline and

@@ -33,7 +33,7 @@ first_prod='' first_debug=''
 # (pahole arrives with make deps-tools, after the first kernel may have been
 # configured): not the kernel's choices
 # and the symbols a series adds to Kconfig, which the other trees lack:
-# patched's IO_URING_BPF (0014, def_bool, changes no other symbol)
+# patched's IO_URING_BPF (0013, def_bool, changes no other symbol)
 host_syms='^CONFIG_(LOCALVERSION|PAHOLE_VERSION|IO_URING_BPF)='
 
 for k in "${kernels[@]}"; do

@@ -53,7 +53,16 @@ def size(c):
 
 
 def smaller(c):
-    """every case one step smaller than c, the biggest steps first"""
+    """every case one step smaller than c, the biggest steps first: half
+    the SQEs, a quarter, ..., then one SQE, policy entry or call"""
+    n = len(c["sqes"])
+    k = n // 2
+    while k >= 2:
+        for i in range(0, n - k + 1, k):
+            d = {k_: list(v) if isinstance(v, list) else v for k_, v in c.items()}
+            del d["sqes"][i:i + k]
+            yield d
+        k //= 2
     for part in ("sqes", "policy", "calls"):
         if part == "sqes" and len(c["sqes"]) == 1:
             continue
@@ -80,15 +89,17 @@ def replay(kernel, cases, folder):
         f.write("".join(render(c) + "\n" for c in cases))
     vm_out = os.path.join(folder, kernel)
     answers = os.path.join(vm_out, "answers.txt")
-    subprocess.run([os.path.join(LAB, "vm", "run.sh"), "--",
-                    os.path.join(HERE, "diff-guest.sh"),
-                    os.path.join(BUILD, "tests", "restrict-diff"), answers,
-                    "-r", src],
-                   env=dict(os.environ, KERNEL=kernel, VM_OUT=vm_out),
-                   stdout=subprocess.DEVNULL, check=False)
+    os.makedirs(vm_out, exist_ok=True)
+    with open(os.path.join(vm_out, "run.log"), "w") as log:
+        subprocess.run([os.path.join(LAB, "vm", "run.sh"), "--",
+                        os.path.join(HERE, "diff-guest.sh"),
+                        os.path.join(BUILD, "tests", "restrict-diff"), answers,
+                        "-r", src],
+                       env=dict(os.environ, KERNEL=kernel, VM_OUT=vm_out),
+                       stdout=log, stderr=subprocess.STDOUT, check=False)
     if not os.path.exists(answers):
         sys.exit(f"minimise-diff: no answers from {kernel} "
-                 f"(boot lost? see {vm_out}/console.log)")
+                 f"(boot lost? see {vm_out}/run.log and console.log)")
     with open(answers) as f:
         lines = [l.rstrip("\n") for l in f if l.startswith("case ")]
     if len(lines) != len(cases):
