@@ -41,8 +41,14 @@
  * when asked for), and what is in the CQ ring then is the whole answer.
  * Drains are drawn in it as anywhere, before and after the first skip
  * SQE; a missing CQE that had to come (skip_batch_complete()) or a
- * sentinel NOP that never comes marks the case stalled. The closing
- * comment counts which drain paths these batches reached (count_paths()).
+ * sentinel NOP that never comes marks the case stalled. One such batch
+ * in four ends a link with a drain inside at its first skip SQE. The
+ * closing comment counts which drain paths these batches reached
+ * (count_paths()); seed 1, 10 000 cases: 2 985 batches with CQE_SKIP,
+ * 1 334 with a drain before the first skip SQE, 1 032 with one after it,
+ * 279 with a skip SQE after a drain inside its link, 391 with 6.1's
+ * drain of the request after such a link falling on a skip SQE, 23 with
+ * a skip-flagged head failing early and a drain after its link.
  *
  * An answer line: "case N <case> => setup S register R enable E calls
  * C... submitted X cqes USER_DATA:RES[:FLAGS]..." in user_data order (a
