@@ -51,7 +51,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
-	test-debug test-debug-full test-harness diff-sensitivity phases \
+	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
 	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
 
 help:
@@ -81,6 +81,8 @@ help:
 	@echo '                      (FUZZ_SEED=N FUZZ_SQES=N); a difference is printed and minimised'
 	@echo '  make diff-sensitivity  build each bug of tests/planted/ into patched: the differential'
 	@echo '                      must catch every one (about 26 min; MINIMISE=0: no minimising)'
+	@echo '  make kselftest-sensitivity  build each bug of tests/planted-kselftest/ into patched:'
+	@echo '                      the task-restrict or bpf-filter case it names must fail (2 min each)'
 	@echo '  make kernels        build baseline, patched and upstream kernels'
 	@echo '  make debug-kernels  build SANITIZE (patched-debug; sanitizers, from build/linux-debug)'
 	@echo '  make kernel         build one kernel (KERNEL=...)'
@@ -135,7 +137,7 @@ check-patches: tree
 
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
 	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order \
-	$(BUILD)/tests/bpf-filter
+	$(BUILD)/tests/bpf-filter $(BUILD)/tests/task-restrict
 
 # The io_uring uapi headers as the patched branch has them (the filter ABI
 # that 6.1 lacks), for the tests and tools that use it: taken from the
@@ -178,6 +180,11 @@ $(BUILD)/tests/bpf-filter: tests/bpf-filter.c tests/uring-test.h $(HARNESS) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(UAPI) -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
+$(BUILD)/tests/task-restrict: tests/task-restrict.c tests/uring-test.h $(HARNESS) \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(UAPI) -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a -lpthread
+
 $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
@@ -204,6 +211,9 @@ phases:
 
 diff-sensitivity: kernels test-bin
 	@tests/diff-sensitivity.sh
+
+kselftest-sensitivity: kernels test-bin
+	@tests/kselftest-sensitivity.sh
 
 fuzz: kernels test-bin
 	@tests/fuzz.sh

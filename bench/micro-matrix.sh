@@ -36,7 +36,7 @@ for r in ${RINGS:-1 64 1024}; do
 done
 # SOCKET and OPENAT, each refused by the kernel at once after the
 # checks: what an allow-list and a filter on their arguments cost
-arg_cells=("socket -b 32 -n 8000" "openat -b 32 -n 2000")
+arg_cells=("socket -b 32 -n 8000" "openat -b 32 -n 2000" "connect -b 32 -n 8000")
 # RING|CELL: the filters (ringbench -F, -S, -J) on the workload's opcode,
 # one instruction to four stacked 13-instruction programs, the JIT off,
 # a filter on another opcode only, and filters with the allow-lists
@@ -44,7 +44,13 @@ filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
 	"2|nop -b 32 -F real -S 2 -n 50000" "2|nop -b 32 -F real -S 4 -n 50000"
 	"2|nop -b 32 -F real -J 0 -n 50000" "2|nop -b 32 -F other -n 50000"
 	"3|nop -b 32 -F real -n 50000" "2|socket -b 32 -F socket -n 8000"
-	"2|openat -b 32 -F open -n 2000")
+	"2|openat -b 32 -F open -n 2000" "2|connect -b 32 -F connect -n 8000")
+# RING|CELL with the task's restrictions (fd -1, registered before the
+# ring): its allow-lists on NOP, SOCKET and CONNECT; and fork and exit of
+# a task with allow-lists (4), with filters (5), and of one without
+# while another task holds filters (6), each against a task with none
+task_cells=("4|nop -b 32 -n 50000" "4|socket -b 32 -n 8000" "4|connect -b 32 -n 8000"
+	"4|fork -n 40" "5|fork -n 40" "6|fork -n 40")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	# a filter on the workload's opcode, on another, and on each payload
@@ -53,14 +59,14 @@ if [ "$quick" = 1 ]; then
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
 		"${flag_cells[@]}" "${arg_cells[@]}" "${quick_filters[@]}"
-		"${ring_cells[@]}")
+		"4|nop -b 32 -n 50000" "5|fork -n 40" "${ring_cells[@]}")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 15000" "nop -b 8 -n 40000" "nop -b 32 -n 50000"
 		"nop -b 128 -n 50000" "read -d 1 -n 3500" "read -d 32 -n 4000"
 		"sqpoll -d 1 -n 1600" "sqpoll -d 32 -n 4000" "setup -n 1600"
 		"deny -b 32 -n 50000" "${flag_cells[@]}" "${arg_cells[@]}"
-		"${filter_cells[@]}" "${ring_cells[@]}")
+		"${filter_cells[@]}" "${task_cells[@]}" "${ring_cells[@]}")
 fi
 # a cell's workload; a filter cell's is "filter" (CELLS=filter), so that
 # CELLS=nop keeps meaning the plain NOP cells
@@ -106,9 +112,19 @@ if printf '%s\n' "${cells[@]}" | grep -q '|'; then
 		echo "[bench] $kernel: no IORING_REGISTER_BPF_FILTER: filter cells absent"
 		keep=()
 		for cell in "${cells[@]}"; do
-			case $cell in *"|"*) ;; *) keep+=("$cell") ;; esac
+			case $cell in [23]"|"*) ;; *) keep+=("$cell") ;; esac
 		done
 		cells=("${keep[@]}")
+	fi
+fi
+# the task's restrictions (fd -1): without them a task cell runs its
+# unrestricted side only, so that fork's cost is there for every kernel
+task=1
+if printf '%s\n' "${cells[@]}" | grep -q '^[456]|'; then
+	"$bin" -w nop -r 4 -n 32 -W 0 >/dev/null 2>>"$out/micro.log"
+	if [ $? = 77 ]; then
+		task=0
+		echo "[bench] $kernel: no task restrictions: task cells run unrestricted only"
 	fi
 fi
 
@@ -156,6 +172,7 @@ for phase in main tail; do
 		fring=1
 		case $cell in *"|"*) fring=${cell%%|*}; cell=${cell#*|} ;; esac
 		read -r wl args <<<"$cell"
+		case $fring in [456]) [ "$task" = 0 ] && fring=0 ;; esac
 		# shellcheck disable=SC2086
 		run_step "micro:$wl" "$limit" "$bin" -w "$wl" ${args%-n*} -r "$fring" \
 			-n 200 -W 100 >/dev/null 2>>"$out/micro.log"
@@ -179,7 +196,8 @@ for phase in main tail; do
 			[ $((rep % 2)) = 0 ] && rings="$fring 0"
 			for r in $rings; do
 				done=$((done + 1))
-				if [ "$r" = 1 ] && [ "$absent" = 1 ]; then
+				if { [ "$r" = 1 ] && [ "$absent" = 1 ]; } ||
+					{ [ "$task" = 0 ] && [ "$r" -ge 4 ]; }; then
 					progress "$kernel micro" "$done" "$total"
 					continue
 				fi
@@ -198,7 +216,9 @@ for phase in main tail; do
 					failed=$((failed + 1))
 					why=$(why_failed $rc "$limit")
 					ring=$(case $r in 0) echo unrestricted ;; 1) echo restricted ;;
-						2) echo filtered ;; *) echo restricted+filtered ;; esac)
+						2) echo filtered ;; 3) echo restricted+filtered ;;
+						4) echo task-restricted ;; 5) echo task-filtered ;;
+						*) echo other-filtered ;; esac)
 					step_failed "$out" "micro $(cell_label "$wl" "$args"), $ring ring, rep $rep" "$why" micro.log
 					echo "[bench] $kernel: ringbench -w $wl $args -r $r failed ($why): $(tail -1 "$out/micro.log")"
 				fi
@@ -210,5 +230,6 @@ for phase in main tail; do
 done
 [ "$absent" = 1 ] && echo '{"absent":"restricted","reason":"kernel has no IORING_SETUP_R_DISABLED"}' >>"$part"
 [ "$filters" = 0 ] && echo '{"absent":"filtered","reason":"kernel has no IORING_REGISTER_BPF_FILTER"}' >>"$part"
+[ "$task" = 0 ] && echo '{"absent":"task","reason":"kernel has no task restrictions (io_uring_register fd -1)"}' >>"$part"
 mv "$part" "$out/micro.jsonl"
 [ "$failed" = 0 ]

@@ -39,17 +39,25 @@
  *   openat  IORING_OP_OPENAT, -b per enter, of a name that does not exist
  *           in /tmp (tmpfs: -ENOENT from the dentry cache, never the 9p
  *           root's server)
+ *   connect IORING_OP_CONNECT to 127.0.0.1:4242, -b per enter, on fd -1:
+ *           -EBADF at issue, after the checks and any filter (whose
+ *           address copy it pays)
+ *   fork    fork, the child exiting at once, waitpid: what a task's
+ *           restrictions add to fork and exit (no ring)
  *
  * Rings (-r): 0 unrestricted; 1 restricted by the allow-lists; 2 filtered:
  * classic BPF filters (IORING_REGISTER_BPF_FILTER, -F, -S, -J) instead of
- * the allow-lists; 3 both. Filters (-F), -S of them stacked on the
- * workload's opcode:
+ * the allow-lists; 3 both; 4 task-restricted: the allow-lists registered
+ * for the task (fd -1) before the ring is made; 5 task-filtered: the
+ * filters so; 6 other-filtered: another task holds task filters, this
+ * one none. Filters (-F), -S of them stacked on the workload's opcode:
  *   allow   one instruction: return 1
  *   real    13 instructions on user_data and sqe_flags (what a sandbox
  *           would check of a NOP), all passed
  *   other   allow, on IORING_OP_SOCKET: the workload's opcode has none
  *   socket  family AF_INET or AF_UNIX, type SOCK_STREAM or SOCK_DGRAM
  *   open    no O_CREAT, O_TRUNC or O_TMPFILE
+ *   connect AF_INET, 127.0.0.1, port 4242 (connect's own address)
  *
  * A line on stderr once a second while a run lasts; one JSON line per run
  * on stdout. Exit status 77: the kernel has no ring restrictions or no
@@ -74,6 +82,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <netinet/in.h>
 #include <linux/io_uring.h>
 #include <linux/io_uring/bpf_filter.h>
 #include <linux/filter.h>
@@ -87,7 +98,7 @@
 
 enum workload { W_NOP, W_READ, W_SQPOLL, W_SETUP, W_DENY,
 		W_SKIP, W_DRAIN, W_LINK, W_ASYNC, W_TOPOP, W_BUFSEL, W_RINGS,
-		W_SOCKET, W_OPENAT, W_LAST = W_OPENAT };
+		W_SOCKET, W_OPENAT, W_CONNECT, W_FORK, W_LAST = W_FORK };
 
 static const char *const wl_names[] = {
 	[W_NOP] = "nop", [W_READ] = "read", [W_SQPOLL] = "sqpoll",
@@ -95,21 +106,26 @@ static const char *const wl_names[] = {
 	[W_DRAIN] = "drain", [W_LINK] = "link", [W_ASYNC] = "async",
 	[W_TOPOP] = "topop", [W_BUFSEL] = "bufsel", [W_RINGS] = "rings",
 	[W_SOCKET] = "socket", [W_OPENAT] = "openat",
+	[W_CONNECT] = "connect", [W_FORK] = "fork",
 };
 
 /* ring modes (-r) */
-enum { R_PLAIN, R_LISTS, R_FILTERS, R_BOTH };
+enum { R_PLAIN, R_LISTS, R_FILTERS, R_BOTH, R_TASK, R_TASK_FILTERS,
+	R_OTHER_FILTERS, R_LAST = R_OTHER_FILTERS };
 
 static const char *const ring_names[] = {
 	[R_PLAIN] = "unrestricted", [R_LISTS] = "restricted",
 	[R_FILTERS] = "filtered", [R_BOTH] = "restricted+filtered",
+	[R_TASK] = "task-restricted", [R_TASK_FILTERS] = "task-filtered",
+	[R_OTHER_FILTERS] = "other-filtered",
 };
 
-enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_LAST = F_OPEN };
+enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_CONNECT,
+	F_LAST = F_CONNECT };
 
 static const char *const filter_names[] = {
 	[F_ALLOW] = "allow", [F_REAL] = "real", [F_OTHER] = "other",
-	[F_SOCKET] = "socket", [F_OPEN] = "open",
+	[F_SOCKET] = "socket", [F_OPEN] = "open", [F_CONNECT] = "connect",
 };
 
 /* the flag class each NOP cell sends (and its restricted ring allows) */
@@ -121,7 +137,19 @@ static const unsigned char wl_flag[] = {
 static int nop_like(int wl)
 {
 	return wl == W_NOP || wl == W_DENY || (wl >= W_SKIP && wl <= W_TOPOP) ||
-	       wl == W_RINGS || wl == W_SOCKET || wl == W_OPENAT;
+	       wl == W_RINGS || wl == W_SOCKET || wl == W_OPENAT ||
+	       wl == W_CONNECT;
+}
+
+/* the ring's own allow-lists, or its own filters */
+static int ring_lists(int r)
+{
+	return r == R_LISTS || r == R_BOTH;
+}
+
+static int ring_filters(int r)
+{
+	return r == R_FILTERS || r == R_BOTH;
 }
 
 /*
@@ -137,7 +165,8 @@ static const unsigned long default_ops[] = {
 	[W_SETUP] = 1600, [W_DENY] = 50000, [W_SKIP] = 50000,
 	[W_DRAIN] = 50000, [W_LINK] = 50000, [W_ASYNC] = 5000,
 	[W_TOPOP] = 50000, [W_BUFSEL] = 4000, [W_RINGS] = 50000,
-	[W_SOCKET] = 8000, [W_OPENAT] = 2000,
+	[W_SOCKET] = 8000, [W_OPENAT] = 2000, [W_CONNECT] = 8000,
+	[W_FORK] = 40,
 };
 
 static struct {
@@ -177,10 +206,13 @@ static void usage(const char *prog, int status)
 	fprintf(status ? stderr : stdout,
 		"Usage: %s [options]\n"
 		"  -w WORKLOAD  nop, read, sqpoll, setup, deny, skip, drain, link,\n"
-		"               async, topop, bufsel, rings, socket, openat (nop)\n"
-		"  -r 0..3      ring: unrestricted, restricted, filtered, both (0)\n"
-		"  -F FILTER    allow, real, other, socket, open: the filter of\n"
-		"               rings 2 and 3 (default: the workload's)\n"
+		"               async, topop, bufsel, rings, socket, openat,\n"
+		"               connect, fork (nop)\n"
+		"  -r 0..6      ring: unrestricted, restricted, filtered, both;\n"
+		"               task-restricted, task-filtered (the task's, fd -1),\n"
+		"               other-filtered (another task's filters) (0)\n"
+		"  -F FILTER    allow, real, other, socket, open, connect: the\n"
+		"               filter of rings 2, 3, 5, 6 (default: the workload's)\n"
 		"  -S N         that filter N times, stacked           (default 1)\n"
 		"  -J 0|1       net.core.bpf_jit_enable while the filters are made\n"
 		"  -b N         SQEs per submit: the NOP workloads     (default 32)\n"
@@ -280,6 +312,13 @@ static int policy(struct io_uring_restriction *r)
 	case W_SOCKET:
 		r[n++].sqe_op = IORING_OP_SOCKET;
 		break;
+	case W_CONNECT:
+		r[n++].sqe_op = IORING_OP_CONNECT;
+		break;
+	case W_FORK:
+		/* what a forked task's rings would be held to; none are made */
+		r[n++].sqe_op = IORING_OP_NOP;
+		break;
 	case W_OPENAT:
 		r[n++].sqe_op = IORING_OP_OPENAT;
 		break;
@@ -334,6 +373,24 @@ static struct sock_filter prog_socket[] = {
 	BPF_STMT(BPF_RET | BPF_K, 0),
 };
 
+/* 127.0.0.1 port 4242 only, as a proxy's policy would say */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "CONNECT_PORT and CONNECT_ADDR are the little-endian loads"
+#endif
+#define CONNECT_PORT	0x9210		/* htons(4242), then two zero bytes */
+#define CONNECT_ADDR	0x0100007f	/* htonl(INADDR_LOOPBACK) */
+
+static struct sock_filter prog_connect[] = {
+	CTX_WORD(connect.family),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 0, 5),
+	CTX_WORD(connect.v4_addr),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CONNECT_ADDR, 0, 3),
+	CTX_WORD(connect.port),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CONNECT_PORT, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
 /* an open that creates or truncates nothing */
 static struct sock_filter prog_open[] = {
 	CTX_WORD(open.flags),
@@ -348,7 +405,9 @@ static int filter_kind(void)
 {
 	if (opt.filter >= 0)
 		return opt.filter;
-	return opt.wl == W_SOCKET ? F_SOCKET : opt.wl == W_OPENAT ? F_OPEN : F_REAL;
+	return opt.wl == W_SOCKET ? F_SOCKET : opt.wl == W_OPENAT ? F_OPEN :
+	       opt.wl == W_CONNECT ? F_CONNECT : opt.wl == W_FORK ? F_OTHER :
+	       F_REAL;
 }
 
 /* the filter's program and the opcode it goes on */
@@ -357,7 +416,8 @@ static int filter_of(struct sock_filter **prog, unsigned int *len,
 {
 	int f = filter_kind();
 	int op = opt.wl == W_SOCKET ? IORING_OP_SOCKET :
-		 opt.wl == W_OPENAT ? IORING_OP_OPENAT : IORING_OP_NOP;
+		 opt.wl == W_OPENAT ? IORING_OP_OPENAT :
+		 opt.wl == W_CONNECT ? IORING_OP_CONNECT : IORING_OP_NOP;
 
 	*pdu = 0;
 	switch (f) {
@@ -382,11 +442,17 @@ static int filter_of(struct sock_filter **prog, unsigned int *len,
 		*prog = prog_open;
 		*len = sizeof(prog_open) / sizeof(prog_open[0]);
 		break;
+	case F_CONNECT:
+		*prog = prog_connect;
+		*len = sizeof(prog_connect) / sizeof(prog_connect[0]);
+		break;
 	}
 	if (op == IORING_OP_SOCKET)
 		*pdu = sizeof(((struct io_uring_bpf_ctx *)0)->socket);
 	else if (op == IORING_OP_OPENAT)
 		*pdu = sizeof(((struct io_uring_bpf_ctx *)0)->open);
+	else if (op == IORING_OP_CONNECT)
+		*pdu = sizeof(((struct io_uring_bpf_ctx *)0)->connect);
 	return op;
 }
 
@@ -460,10 +526,10 @@ static void ring_init(struct bench *b, unsigned int entries,
 		p.flags |= IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 1000;	/* ms: never idles in a run */
 	}
-	if (opt.restricted & R_LISTS)
+	if (ring_lists(opt.restricted))
 		p.flags |= IORING_SETUP_R_DISABLED;
 	ret = io_uring_queue_init_params(entries, &b->ring, &p);
-	if (ret == -EINVAL && (opt.restricted & R_LISTS)) {
+	if (ret == -EINVAL && ring_lists(opt.restricted)) {
 		p.flags &= ~IORING_SETUP_R_DISABLED;
 		if (io_uring_queue_init_params(entries, &b->ring, &p) == 0) {
 			fprintf(stderr, "ringbench: kernel has no IORING_SETUP_R_DISABLED: no restricted ring here\n");
@@ -474,9 +540,9 @@ static void ring_init(struct bench *b, unsigned int entries,
 		die("io_uring_queue_init_params: %s", strerror(-ret));
 	if (prepare)
 		prepare(b);
-	if (opt.restricted & R_FILTERS)
+	if (ring_filters(opt.restricted))
 		add_filters(b->ring.ring_fd);
-	if (!(opt.restricted & R_LISTS))
+	if (!ring_lists(opt.restricted))
 		return;
 	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
 			   r, policy(r));
@@ -518,6 +584,13 @@ static void reap(struct bench *b, unsigned int n, int want)
 /* openat's directory */
 static int tmp_dir = -1;
 
+/* connect's address: one prog_connect allows */
+static struct sockaddr_in connect_to = {
+	.sin_family = AF_INET,
+	.sin_port = CONNECT_PORT,
+	.sin_addr = { .s_addr = CONNECT_ADDR },
+};
+
 static void prep_one(struct io_uring_sqe *sqe, unsigned int i)
 {
 	if (opt.wl == W_SOCKET) {
@@ -527,6 +600,12 @@ static void prep_one(struct io_uring_sqe *sqe, unsigned int i)
 	if (opt.wl == W_OPENAT) {
 		io_uring_prep_openat(sqe, tmp_dir, "ringbench-no-such-file",
 				     O_RDONLY, 0);
+		return;
+	}
+	if (opt.wl == W_CONNECT) {
+		/* fd -1: -EBADF at issue, after the checks and any filter */
+		io_uring_prep_connect(sqe, -1, (struct sockaddr *)&connect_to,
+				      sizeof(connect_to));
 		return;
 	}
 	if (opt.wl == W_TOPOP) {
@@ -572,8 +651,10 @@ static unsigned int round_nop(struct bench *b)
 	if (ret != (int)opt.batch)
 		die("submit: %d (%s), want %u", ret,
 		    strerror(ret < 0 ? -ret : 0), opt.batch);
-	reap(b, want, opt.wl == W_DENY && opt.restricted ? -EACCES :
-		      opt.wl == W_TOPOP ? -EBADF :
+	reap(b, want, opt.wl == W_DENY &&
+		      (ring_lists(opt.restricted) || opt.restricted == R_TASK) ?
+		      -EACCES :
+		      opt.wl == W_TOPOP || opt.wl == W_CONNECT ? -EBADF :
 		      opt.wl == W_SOCKET ? -EPROTONOSUPPORT :
 		      opt.wl == W_OPENAT ? -ENOENT : 0);
 	return opt.batch;
@@ -795,6 +876,96 @@ static unsigned int round_setup(struct bench *b)
 	return SETUP_BATCH;
 }
 
+/*
+ * fork: one round is a child forked, exiting at once, and reaped; what
+ * the parent's task restrictions (or another task's) add to that. One
+ * vCPU under TCG: the clock covers the parent and the child.
+ */
+static unsigned int round_fork(struct bench *b)
+{
+	pid_t p = fork();
+
+	(void)b;
+	if (p < 0)
+		die("fork: %s", strerror(errno));
+	if (!p)
+		_exit(0);
+	if (waitpid(p, NULL, 0) != p)
+		die("waitpid: %s", strerror(errno));
+	return 1;
+}
+
+/* -r 6: a task that registered filters and waits to be killed */
+static pid_t other_pid;
+
+static void other_exit(void)
+{
+	if (other_pid > 0) {
+		kill(other_pid, SIGKILL);
+		waitpid(other_pid, NULL, 0);
+	}
+}
+
+/*
+ * -r 4, 5, 6: restrictions of the task (fd -1), registered before any
+ * ring is made: its allow-lists (the workload's policy), its filters,
+ * or another task's filters and none of this one's. 77 on a kernel
+ * without them.
+ */
+static void task_setup(void)
+{
+	struct {
+		struct io_uring_task_restriction head;
+		struct io_uring_restriction r[4];
+	} t;
+	int ret, pfd[2], status;
+	char c;
+
+	switch (opt.restricted) {
+	case R_TASK:
+		memset(&t, 0, sizeof(t));
+		t.head.nr_res = policy(t.r);
+		ret = sys_register(-1, IORING_REGISTER_RESTRICTIONS, &t, 1);
+		if (ret == -EINVAL || ret == -EBADF) {
+			fprintf(stderr, "ringbench: kernel has no task restrictions: no task-restricted ring here\n");
+			exit(EXIT_UNSUPPORTED);
+		}
+		if (ret < 0)
+			die("task IORING_REGISTER_RESTRICTIONS: %s",
+			    strerror(-ret));
+		break;
+	case R_TASK_FILTERS:
+		add_filters(-1);
+		break;
+	case R_OTHER_FILTERS:
+		if (pipe(pfd))
+			die("pipe: %s", strerror(errno));
+		other_pid = fork();
+		if (other_pid < 0)
+			die("fork: %s", strerror(errno));
+		if (!other_pid) {
+			close(pfd[0]);
+			add_filters(-1);
+			if (write(pfd[1], "x", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1) {
+			waitpid(other_pid, &status, 0);
+			other_pid = 0;
+			if (WIFEXITED(status) &&
+			    WEXITSTATUS(status) == EXIT_UNSUPPORTED)
+				exit(EXIT_UNSUPPORTED);
+			die("the filtered task failed");
+		}
+		close(pfd[0]);
+		atexit(other_exit);
+		break;
+	}
+}
+
 static void print_result(uint64_t ops, uint64_t ns)
 {
 	struct utsname u;
@@ -856,7 +1027,7 @@ int main(int argc, char *argv[])
 			break;
 		case 'r':
 			opt.restricted = atoi(optarg);
-			if (opt.restricted < R_PLAIN || opt.restricted > R_BOTH)
+			if (opt.restricted < R_PLAIN || opt.restricted > R_LAST)
 				usage(argv[0], 2);
 			break;
 		case 'F':
@@ -926,8 +1097,10 @@ int main(int argc, char *argv[])
 	if (!warm)
 		opt.warmup = opt.wl == W_SETUP ? opt.ops / 4 : opt.ops / 10;
 
-	if (opt.jit >= 0 && (opt.restricted & R_FILTERS))
+	if (opt.jit >= 0 && opt.restricted != R_PLAIN &&
+	    opt.restricted != R_LISTS && opt.restricted != R_TASK)
 		jit_set(opt.jit);
+	task_setup();
 
 	if (opt.wl == W_OPENAT) {
 		tmp_dir = open("/tmp", O_RDONLY | O_DIRECTORY);
@@ -939,6 +1112,7 @@ int main(int argc, char *argv[])
 	case W_NOP:
 	case W_SOCKET:
 	case W_OPENAT:
+	case W_CONNECT:
 	case W_SKIP:
 	case W_DRAIN:
 	case W_LINK:
@@ -965,6 +1139,9 @@ int main(int argc, char *argv[])
 	case W_RINGS:
 		rings_init();
 		round = round_rings;
+		break;
+	case W_FORK:
+		round = round_fork;
 		break;
 	case W_SETUP:
 		/* fails here, not mid-run, on a kernel without R_DISABLED */
@@ -1014,7 +1191,7 @@ int main(int argc, char *argv[])
 		 * instructions to (measured: +50 per op on the next cell).
 		 */
 		usleep(1000000);
-	} else if (opt.wl != W_SETUP) {
+	} else if (opt.wl != W_SETUP && opt.wl != W_FORK) {
 		io_uring_queue_exit(&b.ring);
 	}
 	return 0;

@@ -47,9 +47,10 @@ import sys
 from runfolder import RunFolder, kernel_of, write_atomic
 
 KERNELS = ["baseline", "patched", "upstream"]
-RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered"]
+RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered",
+         "task-restricted", "task-filtered", "other-filtered"]
 WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "rings", "read", "bufsel",
-                  "sqpoll", "deny", "setup", "socket", "openat"]
+                  "sqpoll", "deny", "setup", "socket", "openat", "connect", "fork"]
 BOOTSTRAP = 2000
 PERCENTILES = ["50.000000", "90.000000", "99.000000", "99.900000"]
 
@@ -67,6 +68,14 @@ COMPARISONS = [
     # unrestricted ring, same boot
     ("patched: filtered vs unrestricted", "patched", "filtered", "patched", "unrestricted"),
     ("patched: restricted+filtered vs unrestricted", "patched", "restricted+filtered",
+     "patched", "unrestricted"),
+    # the task's restrictions (fd -1): the task cells, same boot; fork's
+    # unrestricted side also against upstream's
+    ("patched: task-restricted vs unrestricted", "patched", "task-restricted",
+     "patched", "unrestricted"),
+    ("patched: task-filtered vs unrestricted", "patched", "task-filtered",
+     "patched", "unrestricted"),
+    ("patched: other-filtered vs unrestricted", "patched", "other-filtered",
      "patched", "unrestricted"),
 ]
 

@@ -25,7 +25,13 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/un.h>
+#include <sys/ioctl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <liburing.h>
@@ -43,9 +49,11 @@
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SHIFT_FLAGS	8
 #define SHIFT_PDU	16
+#define PAD_MASK	0xff000000u
 #else
 #define SHIFT_FLAGS	16
 #define SHIFT_PDU	8
+#define PAD_MASK	0xffu
 #endif
 
 #define LEN(a)		(sizeof(a) / sizeof((a)[0]))
@@ -237,8 +245,8 @@ TEST_F(ring, user_data_and_flags)
 	EXPECT_EQ(-EACCES, nop(&self->ring, 1ULL << 32, 0));
 	EXPECT_EQ(0, nop(&self->ring, 5, 0));
 	EXPECT_EQ(-EACCES, nop(&self->ring, 5, IOSQE_ASYNC));
-	/* the filter sees the flags as submitted, not the drain's additions */
-	EXPECT_EQ(0, nop(&self->ring, 6, IOSQE_IO_DRAIN));
+	/* as 7.0, the flags after prep: a drain's IOSQE_ASYNC included */
+	EXPECT_EQ(-EACCES, nop(&self->ring, 6, IOSQE_IO_DRAIN));
 }
 
 /* the context: opcode, pdu_size, and zero past the opcode's payload */
@@ -266,6 +274,27 @@ TEST_F(ring, context_fields)
 		BPF_STMT(BPF_RET | BPF_K, 0),
 		BPF_STMT(BPF_RET | BPF_K, 1),
 	};
+	/* the pad byte of word 8, word 12, and words 28 to 36 are zero */
+	struct sock_filter zero_tail[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PAD_MASK, 9, 0),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 12),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 28),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 32),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 36),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_filter family_zero[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_FAMILY),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
 	int fd = self->ring.ring_fd;
 
 	FILTERS_OR_RETURN();
@@ -276,6 +305,14 @@ TEST_F(ring, context_fields)
 	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, socket_ctx, LEN(socket_ctx),
 			 0, 12));
 	EXPECT_EQ(0, sock(&self->ring, AF_UNIX, SOCK_DGRAM));
+	/* the padding bytes and the words past SOCKET's payload are zero */
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, zero_tail, LEN(zero_tail),
+			 0, 12));
+	EXPECT_EQ(0, sock(&self->ring, AF_UNIX, SOCK_DGRAM));
+	/* and the filter can fail: a non-zero word (the family) refuses */
+	ASSERT_EQ(0, add(fd, IORING_OP_SOCKET, family_zero, LEN(family_zero),
+			 0, 12));
+	EXPECT_EQ(-EACCES, sock(&self->ring, AF_UNIX, SOCK_DGRAM));
 }
 
 TEST_F(ring, socket_family_and_type)
@@ -364,6 +401,22 @@ TEST_F(ring, four_stacked)
 	EXPECT_EQ(0, nop(&self->ring, 4, 0));
 }
 
+/* register a deny filter from a read-only page: the kernel's answer */
+static int read_only_register(int fd, unsigned int opcode, unsigned int pdu)
+{
+	struct io_uring_bpf *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (b == MAP_FAILED)
+		return -1000;
+	bpf_arg(b, opcode, deny, 1, 0, pdu);
+	mprotect(b, 4096, PROT_READ);
+	ret = reg(fd, IORING_REGISTER_BPF_FILTER, b, 1);
+	munmap(b, 4096);
+	return ret;
+}
+
 TEST_F(ring, pdu_size)
 {
 	struct io_uring_bpf b;
@@ -371,24 +424,30 @@ TEST_F(ring, pdu_size)
 
 	FILTERS_OR_RETURN();
 
-	bpf_arg(&b, IORING_OP_SOCKET, allow, 1, 0, 24);
+	/* deny programs: a refused registration that got in would show */
+	bpf_arg(&b, IORING_OP_SOCKET, deny, 1, 0, 24);
 	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
 	EXPECT_EQ(12, b.filter.pdu_size);
-	bpf_arg(&b, IORING_OP_SOCKET, allow, 1, IO_URING_BPF_FILTER_SZ_STRICT,
+	bpf_arg(&b, IORING_OP_SOCKET, deny, 1, IO_URING_BPF_FILTER_SZ_STRICT,
 		8);
 	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
 	EXPECT_EQ(12, b.filter.pdu_size);
-	bpf_arg(&b, IORING_OP_OPENAT2, allow, 1,
+	EXPECT_EQ(0, sock(&self->ring, AF_INET, SOCK_STREAM));
+	bpf_arg(&b, IORING_OP_OPENAT2, deny, 1,
 		IO_URING_BPF_FILTER_SZ_STRICT, 0);
 	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
 	EXPECT_EQ(24, b.filter.pdu_size);
-	bpf_arg(&b, IORING_OP_NOP, allow, 1, 0, 1);
+	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 1);
 	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
 	EXPECT_EQ(0, b.filter.pdu_size);
-	/* CONNECT has no payload here (filtering on it came after 7.0) */
-	bpf_arg(&b, IORING_OP_CONNECT, allow, 1,
+	/* CONNECT's payload is 7.2's, 24 bytes */
+	bpf_arg(&b, IORING_OP_CONNECT, deny, 1,
 		IO_URING_BPF_FILTER_SZ_STRICT, 0);
-	EXPECT_EQ(0, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(-EMSGSIZE, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
+	EXPECT_EQ(24, b.filter.pdu_size);
+	/* written back even when it matches: a read-only argument faults */
+	EXPECT_EQ(-EFAULT, read_only_register(fd, IORING_OP_NOP, 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
 	/* smaller without SZ_STRICT: accepted, the kernel's size written back */
 	bpf_arg(&b, IORING_OP_SOCKET, deny, 1, 0, 8);
 	EXPECT_EQ(0, reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1));
@@ -427,6 +486,16 @@ TEST_F(ring, bad_input)
 	struct sock_filter no_return[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
 	};
+	/* X is never loaded, so it is 0: the forms that read it are refused */
+	struct sock_filter alu_x[] = {
+		BPF_STMT(BPF_ALU | BPF_ADD | BPF_X, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_filter jmp_x[] = {
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+	};
 	struct sock_filter big[BPF_MAXINSNS + 1];
 	struct io_uring_bpf b;
 	int fd = self->ring.ring_fd, i;
@@ -450,6 +519,8 @@ TEST_F(ring, bad_input)
 	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, scratch, 2, 0, 0));
 	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, backward, 3, 0, 0));
 	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, no_return, 1, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, alu_x, 2, 0, 0));
+	EXPECT_EQ(-EINVAL, add(fd, IORING_OP_NOP, jmp_x, 3, 0, 0));
 	EXPECT_EQ(-EFAULT, add(fd, IORING_OP_NOP, (void *)8, 1, 0, 0));
 
 	bpf_arg(&b, IORING_OP_NOP, deny, 1, 0, 0);
@@ -757,6 +828,417 @@ TEST(filters_with_jit_off)
 	ASSERT_NE(NULL, f);
 	fputs(was, f);
 	fclose(f);
+}
+
+/*
+ * submit the prepared SQEs, reap @n CQEs: each one's res by user_data
+ * (1 to 4) into @res, which has 4 slots
+ */
+static int run_n(struct io_uring *ring, int n, int *res)
+{
+	struct io_uring_cqe *cqe;
+	int i;
+
+	if (io_uring_submit_and_wait(ring, n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (io_uring_wait_cqe(ring, &cqe))
+			return -1;
+		if (cqe->user_data >= 1 && cqe->user_data <= 4)
+			res[cqe->user_data - 1] = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return 0;
+}
+
+static void prep_nop(struct io_uring *ring, __u64 ud, unsigned int flags)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_nop(sqe);
+	sqe->user_data = ud;
+	sqe->flags = flags;
+}
+
+/* NOP user_data 2 denied: the filter's verdict must reach every path */
+static struct sock_filter deny_ud2[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* a filtered SQE refused whatever uncommon flag it carries */
+TEST_F(ring, uncommon_flags_refused)
+{
+	unsigned int flags[] = {
+		IOSQE_IO_DRAIN, IOSQE_CQE_SKIP_SUCCESS, IOSQE_ASYNC,
+	};
+	struct io_uring_sqe *sqe;
+	static char buf[8];
+	unsigned int i;
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, deny_ud2, LEN(deny_ud2), 0, 0));
+	/*
+	 * DRAIN before CQE_SKIP_SUCCESS: a skip-flagged SQE turns drains
+	 * off for the ring (6.1's drain_disabled), so a drain after it is
+	 * -EOPNOTSUPP before any filter runs
+	 */
+	for (i = 0; i < LEN(flags); i++) {
+		EXPECT_EQ(-EACCES, nop(&self->ring, 2, flags[i]));
+		/* and allowed with the same flag (a skipped success: no CQE) */
+		if (flags[i] != IOSQE_CQE_SKIP_SUCCESS)
+			EXPECT_EQ(0, nop(&self->ring, 1, flags[i]));
+	}
+	/* BUFFER_SELECT on READ (NOP refuses the flag itself) */
+	ASSERT_EQ(0, add(fd, IORING_OP_READ, deny, 1, 0, 0));
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_read(sqe, 0, buf, sizeof(buf), 0);
+	sqe->flags = IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 1;
+	EXPECT_EQ(-EACCES, run(&self->ring));
+}
+
+/* a filtered SQE refused in the middle and at the tail of a link */
+TEST_F(ring, link_middle_and_tail)
+{
+	int fd = self->ring.ring_fd, res[4], i;
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, deny_ud2, LEN(deny_ud2), 0, 0));
+	/* middle: 1 -> 2 (refused) -> 3 */
+	prep_nop(&self->ring, 1, IOSQE_IO_LINK);
+	prep_nop(&self->ring, 2, IOSQE_IO_LINK);
+	prep_nop(&self->ring, 3, 0);
+	for (i = 0; i < 3; i++)
+		res[i] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 3, res));
+	EXPECT_EQ(-ECANCELED, res[0]);
+	EXPECT_EQ(-EACCES, res[1]);
+	EXPECT_EQ(-ECANCELED, res[2]);
+	/* tail: 3 -> 1 -> 2 (refused), user_data kept 1..3 */
+	prep_nop(&self->ring, 3, IOSQE_IO_LINK);
+	prep_nop(&self->ring, 1, IOSQE_IO_LINK);
+	prep_nop(&self->ring, 2, 0);
+	for (i = 0; i < 3; i++)
+		res[i] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 3, res));
+	EXPECT_EQ(-ECANCELED, res[0]);
+	EXPECT_EQ(-EACCES, res[1]);
+	EXPECT_EQ(-ECANCELED, res[2]);
+	/* and a link the filter allows runs whole */
+	prep_nop(&self->ring, 1, IOSQE_IO_LINK);
+	prep_nop(&self->ring, 3, 0);
+	res[0] = res[2] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 2, res));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(0, res[2]);
+}
+
+/* the words of a struct io_uring_bpf_ctx as a filter loads them */
+static __u32 ctx_word(const struct io_uring_bpf_ctx *c, unsigned int off)
+{
+	__u32 w;
+
+	memcpy(&w, (const char *)c + off, sizeof(w));
+	return w;
+}
+
+#define OFF_CONN	offsetof(struct io_uring_bpf_ctx, connect)
+
+/* allow only a CONNECT whose payload words 16..39 are @want's */
+static void connect_exact(struct sock_filter *f,
+			  const struct io_uring_bpf_ctx *want)
+{
+	unsigned int i, n = 0;
+
+	/* 6 words: load, compare, jump to the denial at the end */
+	for (i = 0; i < 6; i++) {
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						      OFF_CONN + 4 * i);
+		f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			ctx_word(want, OFF_CONN + 4 * i), 0, 11 - 2 * i);
+		n++;
+	}
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+}
+
+/* loopback up (the guest boots with it down): 0, or -1 */
+static int lo_up(void)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret;
+
+	if (s < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	ret = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (!ret && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		ret = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	return ret ? -1 : 0;
+}
+
+/* CONNECT's result, or -EACCES; lengths as given */
+static int connect_(struct io_uring *ring, const void *addr, socklen_t len,
+		    int family, unsigned int flags)
+{
+	struct io_uring_sqe *sqe;
+	int s = socket(family, SOCK_STREAM, 0), res;
+
+	if (s < 0)
+		return -1000;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_connect(sqe, s, addr, len);
+	sqe->flags = flags;
+	res = run(ring);
+	close(s);
+	return res;
+}
+
+/* 7.2's payload for CONNECT: family, port, address, each if covered */
+TEST_F(ring, connect_payload)
+{
+	struct sock_filter f[14];
+	struct io_uring_bpf_ctx want;
+	struct sockaddr_in in4 = { .sin_family = AF_INET,
+				   .sin_port = htons(4242) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(4243) };
+	struct sockaddr_in other4;
+	struct sockaddr_in6 other6;
+	struct io_uring r6;
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, lo_up());
+	in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in6.sin6_addr = in6addr_loopback;
+
+	memset(&want, 0, sizeof(want));
+	want.connect.family = AF_INET;
+	want.connect.port = in4.sin_port;
+	want.connect.v4_addr = in4.sin_addr.s_addr;
+	connect_exact(f, &want);
+	ASSERT_EQ(0, add(fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	/* passes the filter: nothing listens there */
+	EXPECT_EQ(-ECONNREFUSED, connect_(&self->ring, &in4, sizeof(in4),
+					  AF_INET, 0));
+	other4 = in4;
+	other4.sin_port = htons(4244);
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &other4, sizeof(other4),
+				    AF_INET, 0));
+	other4 = in4;
+	other4.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &other4, sizeof(other4),
+				    AF_INET, 0));
+	/* async, drained and linked: the same verdicts */
+	EXPECT_EQ(-ECONNREFUSED, connect_(&self->ring, &in4, sizeof(in4),
+					  AF_INET, IOSQE_ASYNC));
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &other4, sizeof(other4),
+				    AF_INET, IOSQE_IO_DRAIN));
+	EXPECT_EQ(-ECONNREFUSED, connect_(&self->ring, &in4, sizeof(in4),
+					  AF_INET, IOSQE_IO_DRAIN));
+
+	/* a second ring: IPv6 */
+	ASSERT_EQ(0, io_uring_queue_init(8, &r6, 0));
+	memset(&want, 0, sizeof(want));
+	want.connect.family = AF_INET6;
+	want.connect.port = in6.sin6_port;
+	memcpy(want.connect.v6_addr, &in6.sin6_addr, 16);
+	connect_exact(f, &want);
+	ASSERT_EQ(0, add(r6.ring_fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	EXPECT_EQ(-ECONNREFUSED, connect_(&r6, &in6, sizeof(in6), AF_INET6,
+					  0));
+	other6 = in6;
+	other6.sin6_addr.s6_addr[15] = 2;
+	EXPECT_EQ(-EACCES, connect_(&r6, &other6, sizeof(other6), AF_INET6,
+				    0));
+	/* an IPv4 address is not an IPv6 one */
+	EXPECT_EQ(-EACCES, connect_(&r6, &in4, sizeof(in4), AF_INET, 0));
+	io_uring_queue_exit(&r6);
+}
+
+/* a field the SQE's addr_len does not cover reads as zero */
+TEST_F(ring, connect_short_lengths)
+{
+	/* allow iff every payload word is zero */
+	struct io_uring_bpf_ctx zero, fam;
+	struct io_uring r;
+	struct sock_filter f[14];
+	struct sockaddr_in in4 = { .sin_family = AF_INET,
+				   .sin_port = htons(4242) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(4243) };
+	int fd = self->ring.ring_fd;
+
+	FILTERS_OR_RETURN();
+	in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in6.sin6_addr = in6addr_loopback;
+	memset(&zero, 0, sizeof(zero));
+	connect_exact(f, &zero);
+	ASSERT_EQ(0, add(fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	/* whole: filled, refused */
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &in4, sizeof(in4), AF_INET, 0));
+	/*
+	 * the previous request's address may sit in reused memory: still 0,
+	 * so the filter passes it and the connect refuses the length
+	 */
+	EXPECT_EQ(-EINVAL, connect_(&self->ring, &in4, 0, AF_INET, 0));
+	EXPECT_EQ(-EINVAL, connect_(&self->ring, &in4, 1, AF_INET, 0));
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &in6, sizeof(in6), AF_INET6,
+				    0));
+	EXPECT_EQ(-EINVAL, connect_(&self->ring, &in6, 0, AF_INET6, 0));
+
+	/* family alone from 2 bytes: port and address only when whole */
+	ASSERT_EQ(0, io_uring_queue_init(8, &r, 0));
+	memset(&fam, 0, sizeof(fam));
+	fam.connect.family = AF_INET;
+	connect_exact(f, &fam);
+	ASSERT_EQ(0, add(r.ring_fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	EXPECT_EQ(-EINVAL, connect_(&r, &in4, 2, AF_INET, 0));
+	EXPECT_EQ(-EINVAL, connect_(&r, &in4, 8, AF_INET, 0));
+	EXPECT_EQ(-EINVAL, connect_(&r, &in4, sizeof(in4) - 1, AF_INET, 0));
+	EXPECT_EQ(-EACCES, connect_(&r, &in4, sizeof(in4), AF_INET, 0));
+	io_uring_queue_exit(&r);
+}
+
+/* a listening TCP socket on 127.0.0.1, non-blocking; its port in @port */
+static int listener(struct sockaddr_in *at)
+{
+	socklen_t len = sizeof(*at);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	memset(at, 0, sizeof(*at));
+	at->sin_family = AF_INET;
+	at->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)at, sizeof(*at)) ||
+	    listen(l, 8) || getsockname(l, (struct sockaddr *)at, &len))
+		return -1;
+	return l;
+}
+
+/*
+ * The filter and the connect see one address: a CONNECT held back by a
+ * link, its sockaddr rewritten after submission to one the filter would
+ * refuse, still connects where the filter saw. A kernel that copied the
+ * address again at issue would connect to the rewritten one.
+ */
+TEST_F(ring, connect_address_copied_once)
+{
+	struct sockaddr_in a, b, addr;
+	struct io_uring_bpf_ctx want;
+	struct sock_filter f[14];
+	struct io_uring_sqe *sqe;
+	int fd = self->ring.ring_fd, la, lb, s, p[2], res[4], c;
+	char byte = 0, got;
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, lo_up());
+	la = listener(&a);
+	lb = listener(&b);
+	ASSERT_LE(0, la);
+	ASSERT_LE(0, lb);
+	memset(&want, 0, sizeof(want));
+	want.connect.family = AF_INET;
+	want.connect.port = a.sin_port;
+	want.connect.v4_addr = a.sin_addr.s_addr;
+	connect_exact(f, &want);
+	ASSERT_EQ(0, add(fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	/* the filter refuses b */
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &b, sizeof(b), AF_INET, 0));
+
+	ASSERT_EQ(0, pipe(p));
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, s);
+	addr = a;
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_read(sqe, p[0], &got, 1, 0);
+	sqe->user_data = 1;
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_connect(sqe, s, (struct sockaddr *)&addr, sizeof(addr));
+	sqe->user_data = 2;
+	ASSERT_EQ(2, io_uring_submit(&self->ring));
+	/* judged and copied at submission; now point it at b */
+	addr = b;
+	ASSERT_EQ(1, write(p[1], &byte, 1));
+	res[0] = res[1] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 2, res));
+	EXPECT_EQ(1, res[0]);
+	EXPECT_EQ(0, res[1]);
+	c = accept(la, NULL, NULL);
+	EXPECT_LE(0, c);
+	if (c >= 0)
+		close(c);
+	EXPECT_EQ(-1, accept(lb, NULL, NULL));
+	close(s);
+	close(p[0]);
+	close(p[1]);
+	close(la);
+	close(lb);
+}
+
+/* AF_UNIX: family only; a linked and a drained CONNECT really connect */
+TEST_F(ring, connect_unix_linked)
+{
+	struct sock_filter f[14];
+	struct io_uring_bpf_ctx want;
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct io_uring_sqe *sqe;
+	int fd = self->ring.ring_fd, l, s, res[4];
+
+	FILTERS_OR_RETURN();
+	snprintf(un.sun_path, sizeof(un.sun_path), "/tmp/bpf-filter-%d",
+		 getpid());
+	unlink(un.sun_path);
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&un, sizeof(un)));
+	ASSERT_EQ(0, listen(l, 8));
+	memset(&want, 0, sizeof(want));
+	want.connect.family = AF_UNIX;
+	connect_exact(f, &want);
+	ASSERT_EQ(0, add(fd, IORING_OP_CONNECT, f, LEN(f), 0, 24));
+	EXPECT_EQ(0, connect_(&self->ring, &un, sizeof(un), AF_UNIX, 0));
+	EXPECT_EQ(0, connect_(&self->ring, &un, sizeof(un), AF_UNIX,
+			      IOSQE_IO_DRAIN));
+	/* linked behind a NOP: prepared for async with its address copied */
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_LE(0, s);
+	prep_nop(&self->ring, 1, IOSQE_IO_LINK);
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_connect(sqe, s, (struct sockaddr *)&un, sizeof(un));
+	sqe->user_data = 2;
+	res[0] = res[1] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 2, res));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(0, res[1]);
+	close(s);
+	close(l);
+	unlink(un.sun_path);
+}
+
+/* task filters reach an SQPOLL ring's submissions too */
+TEST(task_filters_sqpoll)
+{
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	EXPECT_EQ(0, IN_CHILD({
+		struct io_uring r;
+
+		CHECK(add(-1, IORING_OP_NOP, deny_ud2, LEN(deny_ud2), 0, 0) == 0,
+		      1);
+		CHECK(!io_uring_queue_init(4, &r, IORING_SETUP_SQPOLL), 2);
+		CHECK(nop(&r, 2, 0) == -EACCES, 3);
+		CHECK(nop(&r, 1, 0) == 0, 4);
+	}));
 }
 
 TEST_HARNESS_MAIN

@@ -33,6 +33,9 @@ cp "$(dirname "$bin")/drain-order" /tmp/drain-order
 echo "# IORING_REGISTER_BPF_FILTER: classic BPF filters per ring and per task (issue 17)"
 cp "$(dirname "$bin")/bpf-filter" /tmp/bpf-filter
 (cd /tmp && LAB_KERNEL=$kind ./bpf-filter) || rc=1
+echo "# IORING_REGISTER_RESTRICTIONS without a ring: a task's allow-lists"
+cp "$(dirname "$bin")/task-restrict" /tmp/task-restrict
+(cd /tmp && LAB_KERNEL=$kind ./task-restrict) || rc=1
 echo "# benchmark smoke tests"
 "$here/bench-smoke.sh" "$kind" || rc=1
 # the differential test's answers, compared by tests/run.sh between the
