@@ -49,8 +49,10 @@ filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
 # ring): its allow-lists on NOP, SOCKET and CONNECT; and fork and exit of
 # a task with allow-lists (4), with filters (5), and of one without
 # while another task holds filters (6), each against a task with none
-task_cells=("4|nop -b 32 -n 50000" "4|socket -b 32 -n 8000" "4|connect -b 32 -n 8000"
-	"4|fork -n 40" "5|fork -n 40" "6|fork -n 40")
+# (each tagged, so that its unrestricted side is a cell of its own)
+task_cells=("4|nop -b 32 -t variant=task -n 50000" "4|socket -b 32 -t variant=task -n 8000"
+	"4|connect -b 32 -t variant=task -n 8000" "4|fork -t variant=lists -n 40"
+	"5|fork -t variant=filters -n 40" "6|fork -t variant=other -n 40")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	# a filter on the workload's opcode, on another, and on each payload
@@ -59,7 +61,8 @@ if [ "$quick" = 1 ]; then
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
 		"${flag_cells[@]}" "${arg_cells[@]}" "${quick_filters[@]}"
-		"4|nop -b 32 -n 50000" "5|fork -n 40" "${ring_cells[@]}")
+		"4|nop -b 32 -t variant=task -n 50000" "5|fork -t variant=filters -n 40"
+		"${ring_cells[@]}")
 else
 	reps=${REPS:-5}
 	cells=("nop -b 1 -n 15000" "nop -b 8 -n 40000" "nop -b 32 -n 50000"
@@ -68,10 +71,12 @@ else
 		"deny -b 32 -n 50000" "${flag_cells[@]}" "${arg_cells[@]}"
 		"${filter_cells[@]}" "${task_cells[@]}" "${ring_cells[@]}")
 fi
-# a cell's workload; a filter cell's is "filter" (CELLS=filter), so that
-# CELLS=nop keeps meaning the plain NOP cells
+# a cell's workload; a filter cell's is "filter" (CELLS=filter) and a
+# task cell's "task" (CELLS=task), so that CELLS=nop keeps meaning the
+# plain NOP cells
 cell_workload() {
 	case $1 in
+	[456]"|"*) echo task ;;
 	*"|"*) echo filter ;;
 	*) echo "${1%% *}" ;;
 	esac
@@ -101,6 +106,9 @@ mkdir -p "$out"
 # from tmpfs: nothing in a timed loop may wait on the 9p share
 bin=/tmp/ringbench
 cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
+
+# the probes' complaints go to the run's log too
+: >"$out/micro.log"
 
 # no filter cell on a kernel without the filters: one probe, not a cell's
 # worth of failed runs (exit 77: the register opcode is not there)
@@ -144,7 +152,6 @@ total=$((reps * n * 2))
 done=0 failed=0 absent=0
 part=$out/micro.jsonl.part
 : >"$part"
-: >"$out/micro.log"
 
 # The rings and bufsel cells run after all the others, warm-up included:
 # their teardown (1024 rings; a provided-buffer ring's pinned pages) goes
@@ -154,7 +161,7 @@ part=$out/micro.jsonl.part
 main_cells=() tail_cells=()
 for cell in "${cells[@]}"; do
 	case $cell in
-	rings\ * | bufsel\ *) tail_cells+=("$cell") ;;
+	rings\ * | bufsel\ * | *"|fork "*) tail_cells+=("$cell") ;;
 	*) main_cells+=("$cell") ;;
 	esac
 done
@@ -172,7 +179,10 @@ for phase in main tail; do
 		fring=1
 		case $cell in *"|"*) fring=${cell%%|*}; cell=${cell#*|} ;; esac
 		read -r wl args <<<"$cell"
-		case $fring in [456]) [ "$task" = 0 ] && fring=0 ;; esac
+		case $fring in
+		4) [ "$task" = 0 ] && fring=0 ;;
+		[56]) [ "$task" = 0 ] || [ "$filters" = 0 ] && fring=0 ;;
+		esac
 		# shellcheck disable=SC2086
 		run_step "micro:$wl" "$limit" "$bin" -w "$wl" ${args%-n*} -r "$fring" \
 			-n 200 -W 100 >/dev/null 2>>"$out/micro.log"
@@ -197,7 +207,8 @@ for phase in main tail; do
 			for r in $rings; do
 				done=$((done + 1))
 				if { [ "$r" = 1 ] && [ "$absent" = 1 ]; } ||
-					{ [ "$task" = 0 ] && [ "$r" -ge 4 ]; }; then
+					{ [ "$task" = 0 ] && [ "$r" -ge 4 ]; } ||
+					{ [ "$filters" = 0 ] && [ "$r" -ge 5 ]; }; then
 					progress "$kernel micro" "$done" "$total"
 					continue
 				fi
@@ -209,9 +220,11 @@ for phase in main tail; do
 					${BENCH_BOOT:+-t boot="$BENCH_BOOT"} \
 					>>"$part" 2>>"$out/micro.log"
 				rc=$?
-				if [ "$rc" = 77 ]; then
+				if [ "$rc" = 77 ] && [ "$r" = 1 ]; then
 					absent=1
 					echo "[bench] $kernel: no ring restrictions: restricted cells absent"
+				elif [ "$rc" = 77 ]; then
+					echo "[bench] $kernel: ringbench -w $wl $args -r $r: absent on this kernel (exit 77)"
 				elif [ "$rc" != 0 ]; then
 					failed=$((failed + 1))
 					why=$(why_failed $rc "$limit")

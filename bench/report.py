@@ -9,6 +9,7 @@ import os
 import sys
 
 from runfolder import RunFolder, kernel_of, read_csv_file, read_env_file
+from summarize_bench import task_cell
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tracing"))
 import report_trace  # noqa: E402  (make trace's section)
@@ -214,7 +215,7 @@ def main():
               f"{r['reps']} | {num(r['median_per_op'], 2)} | "
               f"{num(r['min_per_op'], 2)} .. {num(r['max_per_op'], 2)} | {float(r['spread_pct']):.3f} % |"
               f"{between if bcol else ''} {num(r['median_ops_per_s'], 0)} |")
-        if "baseline" in kernels and " F=" not in c and not any(
+        if "baseline" in kernels and " F=" not in c and not task_cell(c) and not any(
                 r["cell"] == c and r["kernel"] == "baseline"
                                              and r["ring"] == "restricted" for r in summary):
             w("| baseline | restricted |" + (" — |" if bcol else "")

@@ -116,6 +116,9 @@ def cell_name(d):
         name = w
     if d.get("filter"):
         name += f" F={d['filter']}"
+    # a task cell (micro-matrix.sh) is its own cell, unrestricted side too
+    if d.get("variant"):
+        name += f" {d['variant']}"
     return name
 
 
@@ -126,10 +129,20 @@ def split_cell(name):
 
 
 def cell_key(name):
+    # "nop b=32", "nop b=32 task", "fork lists", "nop b=32 F=real"
     base, f = split_cell(name)
     w, _, p = base.partition(" ")
-    n = int(p.split("=")[1]) if p else 0
-    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, n, f)
+    first, _, variant = p.partition(" ")
+    if "=" in first:
+        n = int(first.split("=")[1])
+    else:
+        n, variant = 0, p
+    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, n, variant, f)
+
+
+def task_cell(name):
+    """A task cell (micro-matrix.sh): its own rings, none of the plain ones."""
+    return name.endswith(" task") or name.startswith("fork")
 
 
 # Student's t quantiles by degrees of freedom: 0.975 (the two-sided 95 %
@@ -498,7 +511,8 @@ def write_plot_data(run, cells, comps, fio):
               "patched restricted vs baseline", "upstream restricted vs baseline"]
     lines = ["# cell " + " ".join(f'"{s}"(pct,lo,hi)' for s in series)]
     # deny's restricted ring refuses every SQE: not a throughput to draw
-    for c in (c for c in cells if not c.startswith("deny") and not split_cell(c)[1]):
+    for c in (c for c in cells if not c.startswith("deny") and not split_cell(c)[1]
+              and not task_cell(c)):
         f = [f'"{c}"']
         for s in series:
             d = comps.get((c, s))
@@ -517,7 +531,7 @@ def write_plot_data(run, cells, comps, fio):
               "patched vs baseline, unrestricted"]
     lines = ["# batch " + " ".join(f'"{s}"(pct,lo,hi,extra)' for s in series)]
     for c in cells:
-        if not c.startswith("nop ") or split_cell(c)[1]:
+        if not c.startswith("nop ") or split_cell(c)[1] or task_cell(c):
             continue
         f = [c.split("=")[1]]
         for s in series:

@@ -20,12 +20,14 @@ policy=$(sed -n 's/^; policy: //p' "$job")
 
 . "$here/tap.sh"
 
-echo "1..27"
-for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings; do
+echo "1..33"
+for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings connect; do
 	/tmp/ringbench -w "$wl" -n 64 -W 8 -d 4 -b 4 -R 64 >/tmp/out 2>/tmp/err
 	tap $? "ringbench -w $wl, unrestricted ring: runs" /tmp/err
 done
-for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings; do
+/tmp/ringbench -w fork -n 4 -W 1 >/tmp/out 2>/tmp/err
+tap $? "ringbench -w fork, no restrictions: runs" /tmp/err
+for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings connect; do
 	/tmp/ringbench -w "$wl" -r 1 -n 64 -W 8 -d 4 -b 4 -R 64 >/tmp/out 2>/tmp/err
 	rc=$?
 	if [ "$feature" = 1 ]; then
@@ -34,6 +36,23 @@ for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings; d
 	else
 		[ "$rc" = 77 ] && grep -q 'no IORING_SETUP_R_DISABLED' /tmp/err
 		tap $? "ringbench -w $wl, restricted ring: absent on baseline (exit 77, says why)" /tmp/err
+	fi
+done
+
+# the task's restrictions (fd -1): patched only; 6.1 answers -EBADF (77)
+for run in "nop -r 4 -b 4 -n 64 -W 8|task-restricted|no task restrictions" \
+	"fork -r 5 -n 4 -W 1|task-filtered|no IORING_REGISTER_BPF_FILTER" \
+	"fork -r 6 -n 4 -W 1|other-filtered|no IORING_REGISTER_BPF_FILTER"; do
+	IFS='|' read -r args ring why <<<"$run"
+	# shellcheck disable=SC2086
+	/tmp/ringbench -w $args >/tmp/out 2>/tmp/err
+	rc=$?
+	if [ "$kernel" = patched ]; then
+		[ "$rc" = 0 ] && grep -q "\"ring\":\"$ring\"" /tmp/out
+		tap $? "ringbench -w $args: runs on the $ring task" /tmp/err
+	else
+		[ "$rc" = 77 ] && grep -q "$why" /tmp/err
+		tap $? "ringbench -w $args: absent on $kernel (exit 77, says why)" /tmp/err
 	fi
 done
 

@@ -143,7 +143,9 @@ static int run(struct io_uring *ring)
 	struct io_uring_cqe *cqe;
 	int res;
 
-	if (io_uring_submit(ring) != 1)
+	/* SQPOLL: the thread may have taken it before submit looked: 0 */
+	res = io_uring_submit(ring);
+	if (res < 0 || (!res && !(ring->flags & IORING_SETUP_SQPOLL)))
 		return -1000;
 	if (io_uring_wait_cqe(ring, &cqe))
 		return -1001;
@@ -679,33 +681,6 @@ TEST(links_and_ring_kinds)
 	}
 }
 
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
-	return syscall(SYS_capset, &h, d);
-}
-
-/* run the block in a child: its exit status, or 100 for a signal */
-#define IN_CHILD(...) ({					\
-	pid_t __p = fork();					\
-	int __st;						\
-	if (!__p) {						\
-		__VA_ARGS__;					\
-		_exit(0);					\
-	}							\
-	waitpid(__p, &__st, 0);					\
-	WIFEXITED(__st) ? WEXITSTATUS(__st) : 100;		\
-})
-
-#define CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
-
 TEST(privileges)
 {
 	if (!has_filters())
@@ -714,26 +689,26 @@ TEST(privileges)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(!io_uring_queue_init(4, &r, 0), 1);
-		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 2);
-		CHECK(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == 0, 3);
+		MUST(!io_uring_queue_init(4, &r, 0), 1);
+		MUST(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 2);
+		MUST(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == 0, 3);
 	}));
 	/* neither: -EACCES, ring and task alike, and nothing installed */
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(!drop_sys_admin(), 1);
-		CHECK(!io_uring_queue_init(4, &r, 0), 2);
-		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES,
+		MUST(!drop_sys_admin(), 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES,
 		      3);
-		CHECK(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES, 4);
+		MUST(add(-1, IORING_OP_NOP, deny, 1, 0, 0) == -EACCES, 4);
 		/* privilege first, as 7.0 checks it: before nr_args */
-		CHECK(reg(-1, IORING_REGISTER_BPF_FILTER, NULL, 2) == -EACCES, 9);
-		CHECK(nop(&r, 1, 0) == 0, 5);
+		MUST(reg(-1, IORING_REGISTER_BPF_FILTER, NULL, 2) == -EACCES, 9);
+		MUST(nop(&r, 1, 0) == 0, 5);
 		/* no_new_privs alone suffices */
-		CHECK(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 6);
-		CHECK(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 7);
-		CHECK(nop(&r, 1, 0) == -EACCES, 8);
+		MUST(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 6);
+		MUST(add(r.ring_fd, IORING_OP_NOP, deny, 1, 0, 0) == 0, 7);
+		MUST(nop(&r, 1, 0) == -EACCES, 8);
 	}));
 }
 
@@ -751,40 +726,40 @@ TEST(task_filters)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring before, after;
 
-		CHECK(!io_uring_queue_init(4, &before, 0), 1);
-		CHECK(add(-1, IORING_OP_SOCKET, inet_only, LEN(inet_only), 0,
+		MUST(!io_uring_queue_init(4, &before, 0), 1);
+		MUST(add(-1, IORING_OP_SOCKET, inet_only, LEN(inet_only), 0,
 			  12) == 0, 2);
-		CHECK(!io_uring_queue_init(4, &after, 0), 3);
-		CHECK(sock(&before, AF_UNIX, SOCK_STREAM) == 0, 4);
-		CHECK(sock(&after, AF_UNIX, SOCK_STREAM) == -EACCES, 5);
-		CHECK(sock(&after, AF_INET, SOCK_DGRAM) == 0, 6);
+		MUST(!io_uring_queue_init(4, &after, 0), 3);
+		MUST(sock(&before, AF_UNIX, SOCK_STREAM) == 0, 4);
+		MUST(sock(&after, AF_UNIX, SOCK_STREAM) == -EACCES, 5);
+		MUST(sock(&after, AF_INET, SOCK_DGRAM) == 0, 6);
 		/* a ring filter on top of the task's */
-		CHECK(add(after.ring_fd, IORING_OP_SOCKET, stream_only,
+		MUST(add(after.ring_fd, IORING_OP_SOCKET, stream_only,
 			  LEN(stream_only), 0, 12) == 0, 7);
-		CHECK(sock(&after, AF_INET, SOCK_DGRAM) == -EACCES, 8);
+		MUST(sock(&after, AF_INET, SOCK_DGRAM) == -EACCES, 8);
 		/* the grandchild inherits, tightens, cannot loosen */
-		CHECK(IN_CHILD({
+		MUST(IN_CHILD({
 			struct io_uring g;
 
-			CHECK(add(-1, IORING_OP_SOCKET, allow, 1, 0, 12) == 0,
+			MUST(add(-1, IORING_OP_SOCKET, allow, 1, 0, 12) == 0,
 			      1);
-			CHECK(add(-1, IORING_OP_NOP, allow, 1,
+			MUST(add(-1, IORING_OP_NOP, allow, 1,
 				  IO_URING_BPF_FILTER_DENY_REST, 0) == 0, 2);
-			CHECK(!io_uring_queue_init(4, &g, 0), 3);
-			CHECK(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 4);
-			CHECK(sock(&g, AF_INET, SOCK_STREAM) == 0, 5);
-			CHECK(nop(&g, 1, 0) == 0, 6);
-			CHECK(openat_(&g, "/dev/null", O_RDONLY) == -EACCES,
+			MUST(!io_uring_queue_init(4, &g, 0), 3);
+			MUST(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 4);
+			MUST(sock(&g, AF_INET, SOCK_STREAM) == 0, 5);
+			MUST(nop(&g, 1, 0) == 0, 6);
+			MUST(openat_(&g, "/dev/null", O_RDONLY) == -EACCES,
 			      7);
 		}) == 0, 9);
 		/* the grandchild's additions are its own */
-		CHECK(nop(&after, 1, 0) == 0, 10);
-		CHECK(IN_CHILD({
+		MUST(nop(&after, 1, 0) == 0, 10);
+		MUST(IN_CHILD({
 			struct io_uring g;
 
-			CHECK(!io_uring_queue_init(4, &g, 0), 1);
-			CHECK(openat_(&g, "/dev/null", O_RDONLY) == 0, 2);
-			CHECK(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 3);
+			MUST(!io_uring_queue_init(4, &g, 0), 1);
+			MUST(openat_(&g, "/dev/null", O_RDONLY) == 0, 2);
+			MUST(sock(&g, AF_UNIX, SOCK_STREAM) == -EACCES, 3);
 		}) == 0, 11);
 	}));
 	/* the parent is untouched, before and after its child */
@@ -1233,11 +1208,11 @@ TEST(task_filters_sqpoll)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(add(-1, IORING_OP_NOP, deny_ud2, LEN(deny_ud2), 0, 0) == 0,
+		MUST(add(-1, IORING_OP_NOP, deny_ud2, LEN(deny_ud2), 0, 0) == 0,
 		      1);
-		CHECK(!io_uring_queue_init(4, &r, IORING_SETUP_SQPOLL), 2);
-		CHECK(nop(&r, 2, 0) == -EACCES, 3);
-		CHECK(nop(&r, 1, 0) == 0, 4);
+		MUST(!io_uring_queue_init(4, &r, IORING_SETUP_SQPOLL), 2);
+		MUST(nop(&r, 2, 0) == -EACCES, 3);
+		MUST(nop(&r, 1, 0) == 0, 4);
 	}));
 }
 

@@ -78,7 +78,9 @@ static int run(struct io_uring *ring)
 	struct io_uring_cqe *cqe;
 	int res;
 
-	if (io_uring_submit(ring) != 1)
+	/* SQPOLL: the thread may have taken it before submit looked: 0 */
+	res = io_uring_submit(ring);
+	if (res < 0 || (!res && !(ring->flags & IORING_SETUP_SQPOLL)))
 		return -1000;
 	if (io_uring_wait_cqe(ring, &cqe))
 		return -1001;
@@ -117,33 +119,6 @@ static int probe(struct io_uring *ring)
 	free(p);
 	return res < 0 ? res : 0;
 }
-
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
-	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
-	return syscall(SYS_capset, &h, d);
-}
-
-/* run the block in a child: its exit status, or 100 for a signal */
-#define IN_CHILD(...) ({					\
-	pid_t __p = fork();					\
-	int __st;						\
-	if (!__p) {						\
-		__VA_ARGS__;					\
-		_exit(0);					\
-	}							\
-	waitpid(__p, &__st, 0);					\
-	WIFEXITED(__st) ? WEXITSTATUS(__st) : 100;		\
-})
-
-#define CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
 
 #define PATCHED_OR_SKIP() do {						\
 	if (!patched())							\
@@ -219,12 +194,12 @@ TEST(errors_in_order)
 	PATCHED_OR_SKIP();
 	/* neither no_new_privs nor CAP_SYS_ADMIN: -EACCES, before nr_args */
 	EXPECT_EQ(0, IN_CHILD({
-		CHECK(!drop_sys_admin(), 1);
-		CHECK(task_register(nop_only, 1) == -EACCES, 2);
-		CHECK(reg(-1, IORING_REGISTER_RESTRICTIONS, NULL, 2) == -EACCES,
+		MUST(!drop_sys_admin(), 1);
+		MUST(task_register(nop_only, 1) == -EACCES, 2);
+		MUST(reg(-1, IORING_REGISTER_RESTRICTIONS, NULL, 2) == -EACCES,
 		      3);
-		CHECK(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 4);
-		CHECK(task_register(nop_only, 1) == 0, 5);
+		MUST(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 4);
+		MUST(task_register(nop_only, 1) == 0, 5);
 	}));
 
 	t = policy(nop_only, 1);
@@ -259,8 +234,8 @@ TEST(errors_in_order)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(!io_uring_queue_init(4, &r, 0), 1);
-		CHECK(read0(&r) == 0, 2);
+		MUST(!io_uring_queue_init(4, &r, 0), 1);
+		MUST(read0(&r) == 0, 2);
 	}));
 	EXPECT_EQ(0, task_register(nop_only, 1));
 	EXPECT_EQ(-EPERM, task_register(nop_only, 1));
@@ -302,11 +277,11 @@ TEST(kinds)
 		};
 		struct io_uring r;
 
-		CHECK(task_register(res, 1) == 0, 1);
-		CHECK(!io_uring_queue_init(4, &r, 0), 2);
-		CHECK(read0(&r) == 0, 3);
-		CHECK(probe(&r) == 0, 4);
-		CHECK(reg(r.ring_fd, IORING_REGISTER_PERSONALITY, NULL, 0) ==
+		MUST(task_register(res, 1) == 0, 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(read0(&r) == 0, 3);
+		MUST(probe(&r) == 0, 4);
+		MUST(reg(r.ring_fd, IORING_REGISTER_PERSONALITY, NULL, 0) ==
 		      -EACCES, 5);
 	}));
 	/* flags: IOSQE_ASYNC allowed, nothing else */
@@ -318,11 +293,11 @@ TEST(kinds)
 		};
 		struct io_uring r;
 
-		CHECK(task_register(res, 2) == 0, 1);
-		CHECK(!io_uring_queue_init(4, &r, 0), 2);
-		CHECK(nop(&r, IOSQE_ASYNC) == 0, 3);
-		CHECK(nop(&r, IOSQE_IO_DRAIN) == -EACCES, 4);
-		CHECK(nop(&r, 0) == 0, 5);
+		MUST(task_register(res, 2) == 0, 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(nop(&r, IOSQE_ASYNC) == 0, 3);
+		MUST(nop(&r, IOSQE_IO_DRAIN) == -EACCES, 4);
+		MUST(nop(&r, 0) == 0, 5);
 	}));
 	/* required flags */
 	EXPECT_EQ(0, IN_CHILD({
@@ -333,19 +308,19 @@ TEST(kinds)
 		};
 		struct io_uring r;
 
-		CHECK(task_register(res, 2) == 0, 1);
-		CHECK(!io_uring_queue_init(4, &r, 0), 2);
-		CHECK(nop(&r, 0) == -EACCES, 3);
-		CHECK(nop(&r, IOSQE_ASYNC) == 0, 4);
+		MUST(task_register(res, 2) == 0, 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(nop(&r, 0) == -EACCES, 3);
+		MUST(nop(&r, IOSQE_ASYNC) == 0, 4);
 	}));
 	/* empty: every SQE and register call refused */
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(task_register(NULL, 0) == 0, 1);
-		CHECK(!io_uring_queue_init(4, &r, 0), 2);
-		CHECK(nop(&r, 0) == -EACCES, 3);
-		CHECK(probe(&r) == -EACCES, 4);
+		MUST(task_register(NULL, 0) == 0, 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(nop(&r, 0) == -EACCES, 3);
+		MUST(probe(&r) == -EACCES, 4);
 	}));
 }
 
@@ -365,13 +340,13 @@ TEST(disabled_ring)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring d;
 
-		CHECK(task_register(nop_only, 1) == 0, 1);
-		CHECK(!io_uring_queue_init(4, &d, IORING_SETUP_R_DISABLED), 2);
-		CHECK(reg(d.ring_fd, IORING_REGISTER_RESTRICTIONS, nop_only, 1) ==
+		MUST(task_register(nop_only, 1) == 0, 1);
+		MUST(!io_uring_queue_init(4, &d, IORING_SETUP_R_DISABLED), 2);
+		MUST(reg(d.ring_fd, IORING_REGISTER_RESTRICTIONS, nop_only, 1) ==
 		      -EBUSY, 3);
-		CHECK(reg(d.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) == 0,
+		MUST(reg(d.ring_fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0) == 0,
 		      4);
-		CHECK(read0(&d) == -EACCES, 5);
+		MUST(read0(&d) == -EACCES, 5);
 	}));
 	ASSERT_EQ(0, task_register(res, 2));
 	ASSERT_EQ(0, io_uring_queue_init(4, &r, IORING_SETUP_R_DISABLED));
@@ -403,7 +378,7 @@ TEST(after_task_filter)
 	EXPECT_EQ(-EPERM, task_register(nop_only, 1));
 	/* a child inherits the filter, so -EPERM too */
 	EXPECT_EQ(0, IN_CHILD({
-		CHECK(task_register(nop_only, 1) == -EPERM, 1);
+		MUST(task_register(nop_only, 1) == -EPERM, 1);
 	}));
 }
 
@@ -455,25 +430,25 @@ TEST(inheritance)
 
 		/* a thread started before registering is its own task */
 		want = 0;
-		CHECK(!pthread_create(&th, NULL, thread_ring, &want), 1);
-		CHECK(!pthread_join(th, &ret) && !ret, 2);
-		CHECK(task_register(nop_only, 1) == 0, 3);
+		MUST(!pthread_create(&th, NULL, thread_ring, &want), 1);
+		MUST(!pthread_join(th, &ret) && !ret, 2);
+		MUST(task_register(nop_only, 1) == 0, 3);
 		/* one started after inherits (CLONE_THREAD) */
 		want = -EACCES;
-		CHECK(!pthread_create(&th, NULL, thread_ring, &want), 4);
-		CHECK(!pthread_join(th, &ret) && !ret, 5);
+		MUST(!pthread_create(&th, NULL, thread_ring, &want), 4);
+		MUST(!pthread_join(th, &ret) && !ret, 5);
 		/* a child and a grandchild, which cannot register again */
-		CHECK(IN_CHILD({
-			CHECK(IN_CHILD({
+		MUST(IN_CHILD({
+			MUST(IN_CHILD({
 				struct io_uring r;
 
-				CHECK(!io_uring_queue_init(4, &r, 0), 1);
-				CHECK(read0(&r) == -EACCES, 2);
-				CHECK(task_register(NULL, 0) == -EPERM, 3);
+				MUST(!io_uring_queue_init(4, &r, 0), 1);
+				MUST(read0(&r) == -EACCES, 2);
+				MUST(task_register(NULL, 0) == -EPERM, 3);
 			}) == 0, 1);
 		}) == 0, 6);
 		/* exec keeps them */
-		CHECK(IN_CHILD({
+		MUST(IN_CHILD({
 			char *argv[] = { "task-restrict", NULL };
 
 			setenv(PROBE_ENV, "1", 1);
@@ -485,8 +460,8 @@ TEST(inheritance)
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(!io_uring_queue_init(4, &r, 0), 1);
-		CHECK(read0(&r) == 0, 2);
+		MUST(!io_uring_queue_init(4, &r, 0), 1);
+		MUST(read0(&r) == 0, 2);
 	}));
 }
 
@@ -504,20 +479,27 @@ TEST(fork_churn)
 
 	PATCHED_OR_SKIP();
 	ASSERT_EQ(0, task_register(nop_only, 1));
+	/* each child still sees the set, whichever of them exited first */
 	for (i = 0; i < 200; i++) {
 		pid_t p = fork();
+		int st;
 
-		if (!p)
-			_exit(0);
-		ASSERT_EQ(p, waitpid(p, NULL, 0));
+		if (!p) {
+			struct io_uring r;
+
+			_exit(io_uring_queue_init(4, &r, 0) ? 2 :
+			      read0(&r) != -EACCES ? 3 : nop(&r, 0) ? 4 : 0);
+		}
+		ASSERT_EQ(p, waitpid(p, &st, 0));
+		ASSERT_EQ(0, WIFEXITED(st) ? WEXITSTATUS(st) : 100);
 	}
 	/* RLIMIT_NPROC fails fork after dup_task_struct(), for non-root */
 	EXPECT_EQ(0, IN_CHILD({
 		struct rlimit none = { 0, 0 };
 
-		CHECK(!setrlimit(RLIMIT_NPROC, &none), 1);
-		CHECK(!setresgid(65534, 65534, 65534), 2);
-		CHECK(!setresuid(65534, 65534, 65534), 3);
+		MUST(!setrlimit(RLIMIT_NPROC, &none), 1);
+		MUST(!setresgid(65534, 65534, 65534), 2);
+		MUST(!setresuid(65534, 65534, 65534), 3);
 		for (i = 0; i < 100; i++) {
 			pid_t p = fork();
 
@@ -527,14 +509,14 @@ TEST(fork_churn)
 				waitpid(p, NULL, 0);
 				_exit(4);
 			}
-			CHECK(errno == EAGAIN, 5);
+			MUST(errno == EAGAIN, 5);
 		}
 	}));
 	EXPECT_EQ(0, IN_CHILD({
 		struct io_uring r;
 
-		CHECK(!io_uring_queue_init(4, &r, 0), 1);
-		CHECK(read0(&r) == -EACCES, 2);
+		MUST(!io_uring_queue_init(4, &r, 0), 1);
+		MUST(read0(&r) == -EACCES, 2);
 	}));
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the lab's io_uring tests (restrictions.c, restrict-diff.c,
- * restrict-stress.c, restrict-bypass.c) share: raw io_uring syscalls with
- * errors as -errno, policy entries, the kernel under test, and the eventfd
- * every refused SQE would write to.
+ * restrict-stress.c, restrict-bypass.c, drain-order.c, bpf-filter.c,
+ * task-restrict.c) share: raw io_uring syscalls with errors as -errno,
+ * policy entries, the kernel under test, the eventfd every refused SQE
+ * would write to, and running a check in a child of its own.
  */
 #ifndef LAB_URING_TEST_H
 #define LAB_URING_TEST_H
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/io_uring.h>
 
 static inline int reg(int fd, unsigned int op, const void *arg,
@@ -73,5 +76,35 @@ static inline int writes(int efd)
 		return 0;
 	return v;
 }
+
+/* CAP_SYS_ADMIN gone from the effective and permitted sets: 0, or -1 */
+static inline int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d);
+}
+
+/* run the block in a child: its exit status, or 100 for a signal */
+#define IN_CHILD(...) ({					\
+	pid_t __p = fork();					\
+	int __st = 0;						\
+	if (!__p) {						\
+		__VA_ARGS__;					\
+		_exit(0);					\
+	}							\
+	/* no child, or not ours: a failure, never a pass */	\
+	__p < 0 || waitpid(__p, &__st, 0) != __p ? 101 :	\
+	WIFEXITED(__st) ? WEXITSTATUS(__st) : 100;		\
+})
+
+/* in an IN_CHILD block: exit with @code unless @cond holds */
+#define MUST(cond, code) do { if (!(cond)) _exit(code); } while (0)
 
 #endif
