@@ -126,8 +126,13 @@ deps-tools: deps
 tree: deps-build
 	@kernel-patches/prepare-tree.sh
 
+# baseline and upstream differ in io_uring/ alone, patched in task_struct
+# too (include/linux/sched.h): built last, so that checking it out does
+# not make upstream, seeded from baseline, recompile nearly everything
+KERNEL_BUILD_ORDER = $(filter baseline,$(KERNELS)) $(filter upstream,$(KERNELS)) \
+	$(filter-out baseline upstream,$(KERNELS))
 kernels: deps-build
-	@kernel-patches/build-kernel.sh $(KERNELS)
+	@kernel-patches/build-kernel.sh $(KERNEL_BUILD_ORDER)
 
 kernel: deps-build
 	@kernel-patches/build-kernel.sh $(KERNEL)
