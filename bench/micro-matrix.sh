@@ -48,11 +48,14 @@ filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
 # RING|CELL with the task's restrictions (fd -1, registered before the
 # ring): its allow-lists on NOP, SOCKET and CONNECT; and fork and exit of
 # a task with allow-lists (4), with filters (5), and of one without
-# while another task holds filters (6), each against a task with none
+# while another task holds filters (6) or, the control, the same other
+# task holds none (7: what another process alone costs a fork), each
+# against a task with none
 # (each tagged, so that its unrestricted side is a cell of its own)
 task_cells=("4|nop -b 32 -t variant=task -n 50000" "4|socket -b 32 -t variant=task -n 8000"
 	"4|connect -b 32 -t variant=task -n 8000" "4|fork -t variant=lists -n 40"
-	"5|fork -t variant=filters -n 40" "6|fork -t variant=other -n 40")
+	"5|fork -t variant=filters -n 40" "6|fork -t variant=other -n 40"
+	"7|fork -t variant=other -n 40")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
 	# a filter on the workload's opcode, on another, and on each payload
@@ -76,7 +79,7 @@ fi
 # plain NOP cells
 cell_workload() {
 	case $1 in
-	[456]"|"*) echo task ;;
+	[4567]"|"*) echo task ;;
 	*"|"*) echo filter ;;
 	*) echo "${1%% *}" ;;
 	esac
@@ -207,8 +210,8 @@ for phase in main tail; do
 			for r in $rings; do
 				done=$((done + 1))
 				if { [ "$r" = 1 ] && [ "$absent" = 1 ]; } ||
-					{ [ "$task" = 0 ] && [ "$r" -ge 4 ]; } ||
-					{ [ "$filters" = 0 ] && [ "$r" -ge 5 ]; }; then
+					{ [ "$task" = 0 ] && [ "$r" -ge 4 ] && [ "$r" -le 6 ]; } ||
+					{ [ "$filters" = 0 ] && [ "$r" -ge 5 ] && [ "$r" -le 6 ]; }; then
 					progress "$kernel micro" "$done" "$total"
 					continue
 				fi
@@ -231,7 +234,7 @@ for phase in main tail; do
 					ring=$(case $r in 0) echo unrestricted ;; 1) echo restricted ;;
 						2) echo filtered ;; 3) echo restricted+filtered ;;
 						4) echo task-restricted ;; 5) echo task-filtered ;;
-						*) echo other-filtered ;; esac)
+						6) echo other-filtered ;; *) echo other-plain ;; esac)
 					step_failed "$out" "micro $(cell_label "$wl" "$args"), $ring ring, rep $rep" "$why" micro.log
 					echo "[bench] $kernel: ringbench -w $wl $args -r $r failed ($why): $(tail -1 "$out/micro.log")"
 				fi

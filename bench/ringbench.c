@@ -50,7 +50,8 @@
  * the allow-lists; 3 both; 4 task-restricted: the allow-lists registered
  * for the task (fd -1) before the ring is made; 5 task-filtered: the
  * filters so; 6 other-filtered: another task holds task filters, this
- * one none. Filters (-F), -S of them stacked on the workload's opcode:
+ * one none; 7 other-plain: the same other task without filters, 6's
+ * control. Filters (-F), -S of them stacked on the workload's opcode:
  *   allow   one instruction: return 1
  *   real    13 instructions on user_data and sqe_flags (what a sandbox
  *           would check of a NOP), all passed
@@ -112,13 +113,13 @@ static const char *const wl_names[] = {
 
 /* ring modes (-r) */
 enum { R_PLAIN, R_LISTS, R_FILTERS, R_BOTH, R_TASK, R_TASK_FILTERS,
-	R_OTHER_FILTERS, R_LAST = R_OTHER_FILTERS };
+	R_OTHER_FILTERS, R_OTHER_PLAIN, R_LAST = R_OTHER_PLAIN };
 
 static const char *const ring_names[] = {
 	[R_PLAIN] = "unrestricted", [R_LISTS] = "restricted",
 	[R_FILTERS] = "filtered", [R_BOTH] = "restricted+filtered",
 	[R_TASK] = "task-restricted", [R_TASK_FILTERS] = "task-filtered",
-	[R_OTHER_FILTERS] = "other-filtered",
+	[R_OTHER_FILTERS] = "other-filtered", [R_OTHER_PLAIN] = "other-plain",
 };
 
 enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_CONNECT,
@@ -209,9 +210,10 @@ static void usage(const char *prog, int status)
 		"  -w WORKLOAD  nop, read, sqpoll, setup, deny, skip, drain, link,\n"
 		"               async, topop, bufsel, rings, socket, openat,\n"
 		"               connect, fork (nop)\n"
-		"  -r 0..6      ring: unrestricted, restricted, filtered, both;\n"
+		"  -r 0..7      ring: unrestricted, restricted, filtered, both;\n"
 		"               task-restricted, task-filtered (the task's, fd -1),\n"
-		"               other-filtered (another task's filters) (0)\n"
+		"               other-filtered (another task's filters), other-plain\n"
+		"               (that task without them) (0)\n"
 		"  -F FILTER    allow, real, other, socket, open, connect: the\n"
 		"               filter of rings 2, 3, 5, 6 (default: the workload's)\n"
 		"  -S N         that filter N times, stacked           (default 1)\n"
@@ -940,6 +942,7 @@ static void task_setup(void)
 		add_filters(-1);
 		break;
 	case R_OTHER_FILTERS:
+	case R_OTHER_PLAIN:
 		if (pipe(pfd))
 			die("pipe: %s", strerror(errno));
 		other_pid = fork();
@@ -949,7 +952,8 @@ static void task_setup(void)
 			/* gone with its parent, a killed run included */
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(pfd[0]);
-			add_filters(-1);
+			if (opt.restricted == R_OTHER_FILTERS)
+				add_filters(-1);
 			if (write(pfd[1], "x", 1) != 1)
 				_exit(1);
 			pause();

@@ -48,7 +48,7 @@ from runfolder import RunFolder, kernel_of, write_atomic
 
 KERNELS = ["baseline", "patched", "upstream"]
 RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered",
-         "task-restricted", "task-filtered", "other-filtered"]
+         "task-restricted", "task-filtered", "other-filtered", "other-plain"]
 WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "rings", "read", "bufsel",
                   "sqpoll", "deny", "setup", "socket", "openat", "connect", "fork"]
 BOOTSTRAP = 2000
@@ -77,6 +77,9 @@ COMPARISONS = [
      "patched", "unrestricted"),
     ("patched: other-filtered vs unrestricted", "patched", "other-filtered",
      "patched", "unrestricted"),
+    # the control: the same other task without filters
+    ("patched: other-filtered vs other-plain", "patched", "other-filtered",
+     "patched", "other-plain"),
 ]
 
 
