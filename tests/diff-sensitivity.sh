@@ -22,13 +22,8 @@ tree=$build/linux
 seed=${DIFF_SEED:-1}
 cases=${DIFF_POLICIES:-10000}
 top=$build/vm/sensitivity
-names=("$@")
-if [ ${#names[@]} = 0 ]; then
-	for p in "$here"/planted/*.patch; do
-		n=${p##*/}
-		names+=("${n%.patch}")
-	done
-fi
+. "$here/plant.sh"
+mapfile -t names < <(planted_names "$here/planted" "$@")
 log() { printf '[sensitivity] %s\n' "$*"; }
 
 make -C "$lab" -s kernels test-bin >/dev/null || exit 2
@@ -58,15 +53,6 @@ if ! verdict=$("$here/diff-answers.py" "$top/patched/diff.txt" "$top/upstream/di
 fi
 log "control: patched and upstream $(printf '%s' "$verdict" | cut -c1-60)..."
 
-# plant-NAME is checked out in build/linux while its kernel builds: put
-# patched back on every way out, a kill included
-restore() {
-	(flock 9 && git -C "$tree" am --abort >/dev/null 2>&1
-		git -C "$tree" checkout -q patched) 9>"$tree.lock"
-}
-trap restore EXIT
-trap 'exit 130' INT TERM
-
 echo "1..${#names[@]}"
 i=0 rc=0
 for name in "${names[@]}"; do
@@ -75,19 +61,11 @@ for name in "${names[@]}"; do
 	out=$top/$name
 	t0=$(date +%s)
 	log "$name ($i of ${#names[@]}): $(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$patch")"
-	# the branch changes under the main checkout's lock, as in prepare-tree.sh
-	if ! (flock 9 && git -C "$tree" checkout -q -B "plant-$name" patched &&
-		git -C "$tree" -c user.name=lab -c user.email=lab@localhost am -q "$patch") 9>"$tree.lock"; then
-		restore
-		echo "not ok $i - $name: the planted patch does not apply to patched"
-		rc=1
-		continue
-	fi
-	if ! "$lab/kernel-patches/build-kernel.sh" "plant-$name" >"$top/$name.build.log" 2>&1; then
-		echo "not ok $i - $name: the kernel did not build (see $top/$name.build.log)"
-		rc=1
-		continue
-	fi
+	plant "$name" "$patch" "$top/$name.build.log"
+	case $? in
+	1) echo "not ok $i - $name: the planted patch does not apply to patched"; rc=1; continue ;;
+	2) echo "not ok $i - $name: the kernel did not build (see $top/$name.build.log)"; rc=1; continue ;;
+	esac
 	if ! answers "$out" "plant-$name"; then
 		echo "not ok $i - $name: no answers (boot lost? see $out/vm)"
 		rc=1

@@ -20,13 +20,8 @@ lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
 tree=$build/linux
 top=$build/vm/kselftest-sensitivity
-names=("$@")
-if [ ${#names[@]} = 0 ]; then
-	for p in "$here"/planted-kselftest/*.patch; do
-		n=${p##*/}
-		names+=("${n%.patch}")
-	done
-fi
+. "$here/plant.sh"
+mapfile -t names < <(planted_names "$here/planted-kselftest" "$@")
 log() { printf '[kselftest-sensitivity] %s\n' "$*"; }
 
 make -C "$lab" -s kernels test-bin >/dev/null || exit 2
@@ -73,15 +68,6 @@ for bin in $(sed -n 's/^Caught-by: \([^ ]*\) .*/\1/p' "$here"/planted-kselftest/
 	fi
 done
 
-# plant-NAME is checked out in build/linux while its kernel builds: put
-# patched back on every way out, a kill included
-restore() {
-	(flock 9 && git -C "$tree" am --abort >/dev/null 2>&1
-		git -C "$tree" checkout -q patched) 9>"$tree.lock"
-}
-trap restore EXIT
-trap 'exit 130' INT TERM
-
 echo "1..${#names[@]}"
 i=0 rc=0
 for name in "${names[@]}"; do
@@ -96,19 +82,11 @@ for name in "${names[@]}"; do
 		rc=1
 		continue
 	fi
-	if ! (flock 9 && git -C "$tree" checkout -q -B "plant-$name" patched &&
-		git -C "$tree" -c user.name=lab -c user.email=lab@localhost am -q "$patch") 9>"$tree.lock"; then
-		restore
-		echo "not ok $i - $name: the planted patch does not apply to patched"
-		rc=1
-		continue
-	fi
-	restore
-	if ! "$lab/kernel-patches/build-kernel.sh" "plant-$name" >"$top/$name.build.log" 2>&1; then
-		echo "not ok $i - $name: the kernel did not build (see $top/$name.build.log)"
-		rc=1
-		continue
-	fi
+	plant "$name" "$patch" "$top/$name.build.log"
+	case $? in
+	1) echo "not ok $i - $name: the planted patch does not apply to patched"; rc=1; continue ;;
+	2) echo "not ok $i - $name: the kernel did not build (see $top/$name.build.log)"; rc=1; continue ;;
+	esac
 	boot "plant-$name" "$out" "$bin"
 	fault=$(fault_of "$out/vm/console.log")
 	failed=$(grep -c '^not ok' "$out/tap.txt")
