@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/un.h>
@@ -1107,10 +1108,12 @@ static int listener(struct sockaddr_in *at)
  */
 TEST_F(ring, connect_address_copied_once)
 {
-	struct sockaddr_in a, b, addr;
+	struct sockaddr_in a, b, addr, peer;
 	struct io_uring_bpf_ctx want;
 	struct sock_filter f[14];
 	struct io_uring_sqe *sqe;
+	struct pollfd pfd;
+	socklen_t len;
 	int fd = self->ring.ring_fd, la, lb, s, p[2], res[4], c;
 	char byte = 0, got;
 
@@ -1148,6 +1151,16 @@ TEST_F(ring, connect_address_copied_once)
 	ASSERT_EQ(0, run_n(&self->ring, 2, res));
 	EXPECT_EQ(1, res[0]);
 	EXPECT_EQ(0, res[1]);
+	/* the socket's own peer, not the listeners' queues, which a slow
+	 * kernel (a sanitizer's) may not have filled yet
+	 */
+	len = sizeof(peer);
+	ASSERT_EQ(0, getpeername(s, (struct sockaddr *)&peer, &len));
+	EXPECT_EQ(a.sin_port, peer.sin_port);
+	EXPECT_EQ(a.sin_addr.s_addr, peer.sin_addr.s_addr);
+	pfd.fd = la;
+	pfd.events = POLLIN;
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
 	c = accept(la, NULL, NULL);
 	EXPECT_LE(0, c);
 	if (c >= 0)
