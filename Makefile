@@ -36,6 +36,8 @@ JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 
 BUILD   := $(CURDIR)/build
 export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK BOOTS
+# the lab's Python package, uringlab/, for every tool make runs
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 # Inside a lab guest (make vm), make bench measures the running kernel.
 IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
@@ -67,8 +69,8 @@ help:
 	@echo '                      plugin, run bpftrace and perf in it: results/<time>-tcg-icount-trace/'
 	@echo '                      with per-function attribution and REPORT.md'
 	@echo '  make plugin         build the insn-count QEMU plugin (tracing/insn-count.c)'
-	@echo '  make plots          draw RUN'"'"'s pictures (PNG, SVG) from its raw data'
-	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md'
+	@echo '  make plots          rewrite RUN'"'"'s CSV tables and pictures (PNG, SVG) from its raw data'
+	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md (a bench or trace run)'
 	@echo '  make test           build kernels and tests, run the tests in each kernel'
 	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream;'
 	@echo '                      DEBUG=1: also the sanitizer kernel patched-debug)'
@@ -273,16 +275,13 @@ bench: kernels bench-bin
 	@KERNELS="$(KERNELS)" bench/run.sh
 endif
 
-# A run folder holds make bench's data, make trace's, or both.
+# A run folder holds make bench's data, make trace's, or both: one
+# pipeline (uringlab/render.py) summarizes, draws and reports either.
 plots:
-	@[ -d "$(RUN)/raw" ] || { echo "plots: $(RUN) is not a run folder" >&2; exit 1; }
-	@if ls $(RUN)/raw/*/micro.jsonl >/dev/null 2>&1; then python3 bench/summarize_bench.py $(RUN); fi
-	@if ls $(RUN)/raw/*/insn-count.txt >/dev/null 2>&1; then python3 tracing/attribute.py $(RUN); fi
-	@if [ -f $(RUN)/trace/attribution.csv ]; then python3 tracing/summarize_trace.py $(RUN); fi
-	@plots/draw.sh $(RUN)
+	@python3 -m uringlab.render $(RUN) --until draw
 
-report: plots
-	@python3 bench/report.py $(RUN) && echo "[report] $(RUN)/REPORT.md"
+report:
+	@python3 -m uringlab.render $(RUN)
 
 clean:
 	rm -rf $(BUILD)/out $(BUILD)/bzImage-* $(BUILD)/tests $(BUILD)/vm

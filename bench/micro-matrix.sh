@@ -139,7 +139,7 @@ if printf '%s\n' "${cells[@]}" | grep -q '^[456]|'; then
 	fi
 fi
 
-# a cell's name as the report gives it (bench/summarize_bench.py cell_name)
+# a cell's name as the report gives it (uringlab/cells.py name)
 cell_label() {
 	case " $2 " in
 	*" -R "*) echo "$1 N=$(sed -n 's/.*-R \([0-9]*\).*/\1/p' <<<"$2")" ;;

@@ -21,17 +21,18 @@
 # times, interleaved across kernels (A B C A B C ...): a kernel's figures
 # move between boots with page placement and host noise, so comparisons
 # take their 95 % interval from the spread between boots, paired by round
-# (bench/summarize_bench.py). A boot's folders are then KERNEL.bN. Under
+# (uringlab/bench_summary.py). A boot's folders are then KERNEL.bN. Under
 # icount a boot repeats its figures to 0.01 %: one boot, unless asked.
 #
 # Environment: KERNELS, ACCEL, ICOUNT (auto: on TCG, count instructions
 # with -icount), BOOTS, QUICK=1, REPS, FIO_REPS, FIO=0, RUN (folder to use),
 # CELLS, FIO_JOBS (subsets), STEP_LIMIT, FIO_LIMIT (seconds per guest
-# step), TIMEOUT, IDLE_TIMEOUT (per boot, vm/run.sh), BENCH_HANG (test hook: steps that hang, see bench/lib.sh).
+# step), TIMEOUT, IDLE_TIMEOUT (per boot, vm/run.sh), BENCH_HANG (test hook: steps that hang, see vm/lib.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
+. "$lab/vm/boots.sh"
 
 in_guest=0
 grep -q 'lab\.out=' /proc/cmdline 2>/dev/null && in_guest=1
@@ -41,7 +42,7 @@ if [ "$in_guest" = 1 ]; then
 	accel=$(cmdline_arg lab.accel)
 	kernels=$(cmdline_arg lab.kernel)
 else
-	kernels=${KERNELS:-baseline patched upstream}
+	kernels=${KERNELS:-$LAB_KERNELS}
 	# Wall time under TCG measures QEMU, not the kernel: count
 	# instructions instead, unless asked otherwise.
 	if [ "${ICOUNT:-auto}" = auto ]; then
@@ -130,7 +131,7 @@ if [ -n "${RUN:-}" ] && [ -d "$RUN" ]; then
 		FAILURES failures.tsv COMPLETE bench.env)
 fi
 run=$(run_open "$run")
-# elapsed times by the host's clock, also inside an icount guest (lib.sh)
+# elapsed times by the host's clock, also inside an icount guest (vm/lib.sh)
 export BENCH_CLOCK_FILE=$run/.clock
 {
 	echo "QUICK=${QUICK:-0}"
@@ -154,86 +155,26 @@ export BENCH_CLOCK_FILE=$run/.clock
 
 echo "[bench] run folder: $run"
 echo "[bench] kernels: $kernels; $boots boot(s) each; accelerator: $accel; settings: $(tr '\n' ' ' <"$run/bench.env")"
+# the guests record their failed steps (raw/INSTANCE/failures.tsv)
+BOOT_RUN=$run BOOT_STEPS=1
 status=0
-t0=$(host_now)
-nk=$(wc -w <<<"$instances")
-i=0
+boots_start bench boot "$(wc -w <<<"$instances")"
 for b in $(seq 1 "$boots"); do
 for k in $(round_order "$b"); do
-	i=$((i + 1))
-	inst=$(instance "$k" "$b")
-	el=$(( $(host_now) - t0 ))
-	if [ "$i" -gt 1 ]; then
-		# baseline has half the cells: the estimate errs long
-		eta=", about $(fmt_secs $(( el * (nk - i + 1) / (i - 1) ))) left"
-	else
-		eta=""
-	fi
 	what=$k
 	[ "$boots" = 1 ] || what="$k, round $b/$boots"
-	echo "[bench] boot $i/$nk: $what ($(fmt_secs "$el") so far$eta)"
-	if [ "$in_guest" = 1 ]; then
-		"$here/in-guest.sh" "$k" "$run" || status=1
-		continue
-	fi
-	mkdir -p "$run/logs/$inst"
-	rc=0
-	# the runner's stderr to the terminal and to vm.log, whole before the
-	# next line reads it (pipefail: the runner's status, not tee's)
+	# baseline has half the cells: the time left errs long
+	boots_next "$what"
 	guest=("$here/in-guest.sh" "$k" "$run")
 	[ "$boots" = 1 ] || guest+=("$b")
-	{ KERNEL=$k VM_OUT=$run/logs/$inst "$lab/vm/run.sh" -- "${guest[@]}" \
-		2>&1 1>&3 3>&- | tee "$run/logs/$inst/vm.log" >&2; } 3>&1 || rc=$?
-	cp "$run/logs/$inst/boot.env" "$run/env/$inst.boot.env" 2>/dev/null || true
-	[ -f "$lab/build/out/$k/.lab-stamp" ] &&
-		cp "$lab/build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
-	# The runner passes the guest's status on when the boot itself was
-	# sound: then the guest's failed steps are in raw/INSTANCE/failures.tsv.
-	# Any other status lost the boot (or its clock), and says why.
-	if [ "$rc" != 0 ]; then
-		status=1
-		gst=$(cat "$run/logs/$inst/status" 2>/dev/null || true)
-		if [ "$rc" = "$gst" ]; then
-			[ -s "$run/raw/$inst/failures.tsv" ] ||
-				printf '%s\t%s\t%s\t%s\n' "$inst" guest "bench/in-guest.sh exit status $rc, no failed step on record" \
-					"logs/$inst/console.log" >>"$run/failures.tsv"
-		else
-			why=$(grep -m1 '^vm: error: ' "$run/logs/$inst/vm.log" 2>/dev/null |
-				sed 's/^vm: error: //; s/; last console lines.*//' || true)
-			printf '%s\t%s\t%s\t%s\n' "$inst" boot "${why:-vm/run.sh exit status $rc}" \
-				"logs/$inst/console.log" >>"$run/failures.tsv"
-		fi
+	if [ "$in_guest" = 1 ]; then
+		"${guest[@]}" || status=1
+	else
+		boot_guest "$(instance "$k" "$b")" "$k" -- "${guest[@]}" || true
 	fi
 done
 done
-
-# every failure of the run, boots and guest steps, one a line
-{
-	if [ -f "$run/failures.tsv" ]; then cat "$run/failures.tsv"; fi
-	for f in "$run"/raw/*/failures.tsv; do
-		[ -f "$f" ] || continue
-		k=$(basename "$(dirname "$f")")
-		sed "s|^|$k\t|; s|\t\([^\t]*\)\$|\traw/$k/\1|" "$f"
-	done
-} >"$run/FAILURES.tmp"
-if [ -s "$run/FAILURES.tmp" ]; then
-	mv "$run/FAILURES.tmp" "$run/FAILURES"
-else
-	rm -f "$run/FAILURES.tmp"
-fi
 # The report is written whatever failed: from everything that was measured.
-echo "[bench] summarizing"
-python3 "$here/summarize_bench.py" "$run" || status=1
-"$lab/plots/draw.sh" "$run" || status=1
-python3 "$here/report.py" "$run" || status=1
-run_close "$run" latest
-rm -f "$run/.clock"
-if [ -f "$run/FAILURES" ] || [ "$status" != 0 ]; then
-	echo "[bench] error: the run has failures; the report shows what was measured: $run/REPORT.md" >&2
-	if [ -f "$run/FAILURES" ]; then
-		echo "[bench] failed ($(wc -l <"$run/FAILURES")):" >&2
-		cut -f1-3 "$run/FAILURES" | sed 's/\t/: /; s/\t/: /; s/^/  /' >&2
-	fi
-	exit 1
-fi
-echo "[bench] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
+boots_failures $instances || true
+python3 -m uringlab.render "$run" || status=1
+boots_end latest "$run/REPORT.md" "$status"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # plots/draw.sh [RUN]: draw a run's pictures, PNG and SVG, into RUN/plots/
-# from the data bench/summarize_bench.py (make bench) and tracing/summarize_trace.py
+# from the data uringlab/bench_summary.py (make bench) and uringlab/trace_summary.py
 # (make trace) left in RUN/plots/data/.
 # RUN defaults to results/latest.
 set -euo pipefail
@@ -22,7 +22,7 @@ fi
 # every picture names what produced its figures
 env=$run/env/host.env
 sub="$(sed -n 's/^accel=//p' "$env"), QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
-# how a comparison's interval was made (bench/summarize_bench.py)
+# how a comparison's interval was made (uringlab/bench_summary.py)
 ci=$(python3 -c 'import csv, sys
 m = {r["ci_method"] for r in csv.DictReader(open(sys.argv[1]))}
 print(m.pop() if len(m) == 1 else "per comparison, see REPORT.md")' "$run/overhead.csv" 2>/dev/null || true)

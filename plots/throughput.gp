@@ -2,7 +2,7 @@
 # relative to its own unrestricted ring (top) and to baseline's unrestricted
 # ring (bottom), in per cent, with the comparison's 95 % interval as error
 # bars and the value written on each bar (data = throughput.dat of
-# bench/summarize_bench.py). A bar below zero is throughput lost. Called by
+# uringlab/bench_summary.py). A bar below zero is throughput lost. Called by
 # plots/draw.sh with: data (folder), out, term, sub, ci (how the interval
 # was made), has_base. The deny cell is not drawn: its "restricted" ring refuses
 # every SQE, a different operation, whose cost is in the report's tables.

@@ -1,8 +1,8 @@
 # plots/trace-hist.gp: bpftrace's histogram of io_submit_sqes() time per
 # SQE (the call's time over its batch), NOP batch 32, per kernel and ring
-# (data = trace-sqe-hist.dat of tracing/summarize_trace.py). Under icount
+# (data = trace-sqe-hist.dat of uringlab/trace_summary.py). Under icount
 # a ns is a guest instruction; the kprobe pair's own cost is in every
-# bucket. Only the busy buckets are drawn (tracing/summarize_trace.py);
+# bucket. Only the busy buckets are drawn (uringlab/trace_summary.py);
 # every kernel and ring has its bar in each, zero included, with its value.
 set terminal @term
 # the first line holds the titles, for every plot of the file

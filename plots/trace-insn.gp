@@ -1,6 +1,6 @@
 # plots/trace-insn.gp: where the restriction check's instructions run, per
 # kernel function, counted by the insn-count QEMU plugin (data = a
-# trace-insn-CELL.dat of tracing/summarize_trace.py): left, each kernel's
+# trace-insn-CELL.dat of uringlab/trace_summary.py): left, each kernel's
 # restricted ring minus its unrestricted one (the check); right, each
 # kernel's unrestricted ring minus baseline's (baseline is the zero line).
 # Every kernel has its bar, zero included, and every bar its value.

@@ -1,6 +1,6 @@
 # plots/trace-shares.gp: perf's share of cpu-clock samples per kernel
 # symbol, for each kernel and ring, on one workload (data = a
-# trace-perf-CELL.dat of tracing/summarize_trace.py). Every kernel and
+# trace-perf-CELL.dat of uringlab/trace_summary.py). Every kernel and
 # ring the run measured has its bar, zero included, with its value.
 # Called by plots/draw.sh with: data, out, term, cell, sub.
 set terminal @term

@@ -3,15 +3,18 @@
 statistics, pictures and report on synthetic run folders whose answer is
 known (TAP, host only, no guest):
 
-- bench/runfolder.py writes whole files or nothing, reads env files,
+- uringlab.runfolder writes whole files or nothing, reads env files,
   lists a run's boots and marks it complete;
 - one boot: comparisons are bootstrapped over repetitions, no boot tables;
 - several boots: per-boot medians, pairing by round, Student's t over
   rounds (checked against a hand computation), the smallest detectable
   difference, and the verdicts on a planted cost: upstream's +5 % under
   boot-to-boot noise is significant, patched's 0 is not;
-- plots/draw.sh draws throughput.png and overhead.png, and report.py
+- plots/draw.sh draws throughput.png and overhead.png, and uringlab.report
   writes the boots section with the rounds each verdict took.
+
+Run with PYTHONPATH at the lab root (make test-harness exports it); the
+modules it runs get the same PYTHONPATH, from this file's place.
 """
 import csv
 import json
@@ -23,9 +26,12 @@ import subprocess
 import sys
 import tempfile
 
+from uringlab import runfolder
+
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(LAB, "bench"))
-import runfolder  # noqa: E402
+# the lab's modules run as `python3 -m uringlab.X`, from this checkout
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    p for p in (LAB, os.environ.get("PYTHONPATH")) if p))
 
 n = 0
 failed = 0
@@ -82,7 +88,7 @@ def make_run(root, boots, effect, noise, seed=1):
 
 
 def run_tool(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
+    p = subprocess.run(args, capture_output=True, text=True, env=ENV)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -105,7 +111,7 @@ def main():
 
         # one boot: the repetitions' bootstrap
         one = make_run(os.path.join(tmp, "one"), 1, 0.05, 0.0005)
-        rc, out = run_tool(sys.executable, os.path.join(LAB, "bench", "summarize_bench.py"), one)
+        rc, out = run_tool(sys.executable, "-m", "uringlab.bench_summary", one)
         o = {(r["cell"], r["comparison"]): r for r in rows(one, "overhead.csv")} if rc == 0 else {}
         r = o.get(("nop b=32", "upstream: restricted vs unrestricted"), {})
         tap(rc == 0 and r.get("ci_method") == "bootstrap over repetitions" and r.get("boots") == "1"
@@ -114,8 +120,8 @@ def main():
 
         # several boots: a planted +5 % under 1 % boot-to-boot noise
         many = make_run(os.path.join(tmp, "many"), 6, 0.05, 0.01, seed=7)
-        rc, out = run_tool(sys.executable, os.path.join(LAB, "bench", "summarize_bench.py"), many)
-        tap(rc == 0, "several boots: summarize_bench.py runs", out)
+        rc, out = run_tool(sys.executable, "-m", "uringlab.bench_summary", many)
+        tap(rc == 0, "several boots: bench_summary runs", out)
         o = {(r["cell"], r["comparison"]): r for r in rows(many, "overhead.csv")} if rc == 0 else {}
         up = o.get(("nop b=32", "upstream: restricted vs unrestricted"), {})
         pa = o.get(("nop b=32", "patched: restricted vs unrestricted"), {})
@@ -173,14 +179,14 @@ def main():
         tap(rc == 0 and all(os.path.getsize(os.path.join(many, "plots", f)) > 10000
                             for f in ("throughput.png", "overhead.png")),
             "plots/draw.sh draws throughput.png and overhead.png", out)
-        rc, out = run_tool(sys.executable, os.path.join(LAB, "bench", "report.py"), many)
+        rc, out = run_tool(sys.executable, "-m", "uringlab.report", many)
         rep = open(os.path.join(many, "REPORT.md")).read() if rc == 0 else out
         tap(rc == 0 and "6 boots per kernel" in rep and "from round" in rep
             and "detectable now" in rep,
-            "report.py: the boots section (boots, spread, detectable, rounds taken)", rep[-2000:])
+            "report: the boots section (boots, spread, detectable, rounds taken)", rep[-2000:])
         tap("upstream: restricted vs unrestricted: **costs more** (significant) from round" in rep
             and "patched: restricted vs unrestricted: indistinguishable from 0 after 6 rounds" in rep,
-            "report.py: the NOP b=32 verdicts and the round each took", rep[-2000:])
+            "report: the NOP b=32 verdicts and the round each took", rep[-2000:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0

@@ -5,7 +5,8 @@ plugin's insn-count.txt, ringbench's windows.jsonl and the System.map.
 The windows must pair with the runs, count what the guest clock counted
 (icount: 1 ns = 1 instruction) to within 0.01 %, and on a kernel with
 restrictions put the restricted ring's extra instructions in
-io_submit_sqes, where the check is inlined.
+io_submit_sqes, where the check is inlined. Run with PYTHONPATH at the
+lab root (tests/run.sh exports it).
 """
 import csv
 import json
@@ -13,8 +14,13 @@ import os
 import subprocess
 import sys
 
+from uringlab.plugin import read_windows
+
 run, kernel = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
+# uringlab.attribution runs from this checkout, whatever PYTHONPATH says
+env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    p for p in (os.path.dirname(here), os.environ.get("PYTHONPATH")) if p))
 n = 0
 
 
@@ -28,8 +34,8 @@ def tap(ok, what, diag=""):
 
 
 print("1..7")
-p = subprocess.run([sys.executable, os.path.join(here, "..", "tracing", "attribute.py"), run],
-                   capture_output=True, text=True)
+p = subprocess.run([sys.executable, "-m", "uringlab.attribution", run],
+                   capture_output=True, text=True, env=env)
 rows = []
 if p.returncode == 0:
     with open(os.path.join(run, "trace", "windows.csv")) as f:
@@ -67,9 +73,6 @@ else:
 # LRU cache must. A cyclic walk over more lines than a cache holds misses
 # on every access, over fewer on none; 2 % leaves room for the few
 # accesses a timer interrupt or the loop's own code adds.
-sys.path.insert(0, os.path.join(here, "..", "tracing"))
-import attribute  # noqa: E402
-
 mem = []
 if os.path.exists(os.path.join(run, "trace", "memory.csv")):
     with open(os.path.join(run, "trace", "memory.csv")) as f:
@@ -83,7 +86,7 @@ tap(len(mem) == 2 and all(r["ctx_lines_per_ring"] and float(r["ctx_lines_per_rin
 raw = os.path.join(run, "raw", kernel)
 probes, cases = [], []
 try:
-    probes = attribute.read_windows(os.path.join(raw, "insn-count.txt"), probes=True)
+    probes = read_windows(os.path.join(raw, "insn-count.txt"), probes=True)
     with open(os.path.join(raw, "cache-probe.jsonl")) as f:
         cases = [json.loads(line) for line in f if line.strip()]
 except OSError as e:

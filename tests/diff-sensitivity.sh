@@ -23,6 +23,8 @@ seed=${DIFF_SEED:-1}
 cases=${DIFF_POLICIES:-10000}
 top=$build/vm/sensitivity
 . "$here/plant.sh"
+. "$lab/vm/lib.sh"
+. "$lab/vm/boots.sh"
 mapfile -t names < <(planted_names "$here/planted" "$@")
 log() { printf '[sensitivity] %s\n' "$*"; }
 
@@ -33,7 +35,7 @@ mkdir -p "$top"
 answers() {
 	rm -rf "$1"
 	mkdir -p "$1"
-	KERNEL=$2 VM_OUT=$1/vm TIMEOUT=$((600 + cases / 50)) "$lab/vm/run.sh" -- \
+	BOOT_RUN='' BOOT_LOGS=$1 boot_guest vm "$2" TIMEOUT=$((600 + cases / 50)) -- \
 		"$here/sensitivity-guest.sh" "$build/tests" "$1" \
 		-s "$seed" -n "$cases" -k 8 >"$1/vm.log" 2>&1
 	[ -s "$1/diff.txt" ]

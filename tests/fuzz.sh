@@ -9,6 +9,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
+. "$lab/vm/lib.sh"
+. "$lab/vm/boots.sh"
 seed=${FUZZ_SEED:-$(date +%s)}
 sqes=${FUZZ_SQES:-1000000}
 per=8
@@ -16,22 +18,25 @@ cases=$(((sqes + per - 1) / per))
 out=$build/vm/fuzz-$seed
 rm -rf "$out"
 mkdir -p "$out"
-echo "== fuzz: seed $seed, $cases cases of $per SQEs ($((cases * per)) SQEs), answers in $out"
+echo "== fuzz: seed $seed, $cases cases of $per SQEs ($((cases * per)) SQEs), answers in $out; progress every 10000 cases"
+BOOT_RUN= BOOT_LOGS=$out
+boots_start fuzz kernel 2
 for k in patched upstream; do
 	start=$(date +%s)
-	echo "== fuzz on $k (progress every 10000 cases)"
+	boots_next "$k"
 	# a million SQEs take upstream about 12 min under TCG (its stalls
 	# wait out their timeouts): past the runner's default 600 s
-	KERNEL=$k VM_OUT=$out/$k TIMEOUT=${TIMEOUT:-$((600 + cases / 50))} \
-		"$lab/vm/run.sh" -- "$here/diff-guest.sh" \
+	boot_guest "$k" "$k" TIMEOUT="${TIMEOUT:-$((600 + cases / 50))}" -- "$here/diff-guest.sh" \
 		"$build/tests/restrict-diff" "$out/$k.txt" -s "$seed" -n "$cases" -k "$per" -p 10000 |
 		sed -u -n -e 's/\r$//' -e '/^\(# restrict-diff\|vm:\)/p'
-	if [ ! -s "$out/$k.txt" ]; then
+	if [ -s "$out/$k.txt" ]; then
+		echo "$k: $(tail -1 "$out/$k.txt" | sed 's/^# //') in $(($(date +%s) - start)) s"
+	else
 		echo "fuzz: no answers from $k (boot or run lost; see $out/$k/console.log)"
-		exit 1
 	fi
-	echo "$k: $(tail -1 "$out/$k.txt" | sed 's/^# //') in $(($(date +%s) - start)) s"
 done
+boots_failures || boots_list
+for k in patched upstream; do [ -s "$out/$k.txt" ] || exit 1; done
 if verdict=$("$here/diff-answers.py" "$out/patched.txt" "$out/upstream.txt"); then
 	echo "fuzz seed $seed: $verdict"
 	exit 0

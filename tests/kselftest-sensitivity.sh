@@ -21,6 +21,8 @@ build=${BUILD:-$lab/build}
 tree=$build/linux
 top=$build/vm/kselftest-sensitivity
 . "$here/plant.sh"
+. "$lab/vm/lib.sh"
+. "$lab/vm/boots.sh"
 mapfile -t names < <(planted_names "$here/planted-kselftest" "$@")
 log() { printf '[kselftest-sensitivity] %s\n' "$*"; }
 
@@ -31,7 +33,7 @@ mkdir -p "$top"
 boot() {
 	rm -rf "$2"
 	mkdir -p "$2"
-	KERNEL=$1 VM_OUT=$2/vm TIMEOUT=900 "$lab/vm/run.sh" -- \
+	BOOT_RUN='' BOOT_LOGS=$2 boot_guest vm "$1" TIMEOUT=900 -- \
 		bash -c "cp '$build/tests/$3' /tmp/t && cd /tmp && LAB_KERNEL=patched ./t" \
 		2>&1 | tr -d '\r' >"$2/tap.txt"
 }

@@ -15,6 +15,8 @@ build=${BUILD:-$lab/build}
 bin=$build/tests/restrictions
 
 . "$here/tap-count.sh"
+. "$lab/vm/lib.sh"
+. "$lab/vm/boots.sh"
 
 phase() { "$lab/.ci/phase.sh" add "$1" "$2" "$(date +%s)" "$3"; }
 
@@ -47,9 +49,17 @@ phase "host checks$([ "${HOST_CHECKS:-1}" = 1 ] || echo ": config of $*")" "$t0"
 policies() {
 	if [ "${1%-debug}" != "$1" ]; then echo "${DIFF_DEBUG_POLICIES:-2000}"; else echo "${DIFF_POLICIES:-10000}"; fi
 }
+# the boots' logs and failures under build/vm (VM_OUT build/vm/test-K);
+# the verdicts are the TAP streams'
+BOOT_RUN= BOOT_LOGS=$build/vm
+# make test-debug's own: make test's stays
+BOOT_FAILURES=$build/vm/failures$([ "${HOST_CHECKS:-1}" = 1 ] || echo -sanitizers).tsv
+ntrace=0
+for k in "$@"; do [ "${k%-debug}" = "$k" ] && ntrace=1; done
+boots_start test boot $(($# + ntrace))
 for kernel in "$@"; do
 	out=$build/vm/test-$kernel
-	echo "== tests on $kernel"
+	boots_next "tests on $kernel"
 	# only this boot's answers: another kernel's, from an earlier run of
 	# the same build, may still be compared with it (make test-debug)
 	rm -f "$build/vm/diff-$kernel.txt" "$build/vm/diff-$kernel.err"
@@ -57,7 +67,7 @@ for kernel in "$@"; do
 	limit=${TIMEOUT:-}
 	[ "${kernel%-debug}" != "$kernel" ] && limit=${TIMEOUT:-2400}
 	t0=$(date +%s)
-	KERNEL=$kernel VM_OUT=$out TIMEOUT=$limit "$lab/vm/run.sh" -- \
+	boot_guest "test-$kernel" "$kernel" TIMEOUT="$limit" -- \
 		"$here/guest-run.sh" "$kernel" "$bin" "${DIFF_SEED:-1}" "$(policies "$kernel")" \
 		"${STRESS_SECONDS:-10}" |
 		tr -d '\r' | tee "$out.tap"
@@ -136,11 +146,11 @@ if [ -n "$tk" ]; then
 	out=$build/vm/trace-$tk
 	rm -rf "$out"
 	mkdir -p "$out/raw/$tk"
-	echo "== tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
+	boots_next "tracing on $tk (TCG -icount, insn-count plugin, bpftrace, perf)"
 	t0=$(date +%s)
-	ACCEL=tcg ICOUNT=1 KERNEL=$tk VM_OUT=$out/vm \
-		PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" \
-		"$lab/vm/run.sh" -- "$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
+	boot_guest "trace-$tk/vm" "$tk" ACCEL=tcg ICOUNT=1 \
+		PLUGIN="file=$build/tracing/insn-count.so,out=$out/raw/$tk/insn-count.txt,cache=1" -- \
+		"$here/trace-smoke.sh" "$tk" "$out/raw/$tk" | tr -d '\r' | tee "$out.tap"
 	rc=${PIPESTATUS[0]}
 	cp "$build/out/$tk/System.map" "$build/out/$tk/io_ring_ctx.size" "$out/raw/$tk/"
 	"$here/check-windows.py" "$out" "$tk" | tee -a "$out.tap"
@@ -160,6 +170,10 @@ fi
 echo "== verdicts per scenario and kernel ($build/vm/VERDICTS.md)"
 "$here/verdict-table.py" "$build/vm" "${vk[@]}" "$@"
 
+if ! boots_failures; then
+	echo "== boots whose guest failed or was lost ($BOOT_FAILURES)"
+	boots_list
+fi
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"

@@ -20,7 +20,7 @@
  *   ...
  *   end N
  *
- * tracing/attribute.py maps the addresses to functions with the kernel's
+ * uringlab/attribution.py maps the addresses to functions with the kernel's
  * System.map (the lab boots with nokaslr). A window only counts when its
  * "end" line is there.
  *
@@ -41,8 +41,9 @@
  *
  * the last once per distinct 64-byte virtual line and kernel instruction
  * that touched it in the window (N accesses, M1 of them L1D misses), so
- * that attribute.py can say which lines of which object each function
- * touched; lines=0 leaves them out (make check needs the totals only).
+ * that uringlab/attribution.py can say which lines of which object each
+ * function touched; lines=0 leaves them out (make check needs the totals
+ * only).
  *
  * Use: qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off
  *        -plugin build/tracing/insn-count.so,out=FILE ...

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tracing/ring-ctx.sh start | stop FILE: record the address of every ring
 # context created in between (tracepoint io_uring:io_uring_create, read
-# through tracefs), for attribute.py to tell which cache lines the
+# through tracefs), for uringlab/attribution.py to tell which cache lines the
 # plugin saw touched belong to a ring. It fires once per ring, at setup,
 # outside every plugin window. The lab's kernels hash %p in trace output
 # (trace option hash-ptr), and print "(____ptrval____)" while the entropy

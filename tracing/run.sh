@@ -14,9 +14,11 @@
 #     env/ logs/  as make bench
 #     raw/KERNEL/ insn-count.txt (the plugin's windows), windows.jsonl,
 #                 bpftrace/, perf/
-#     trace/      per-function attribution tables (tracing/attribute.py)
+#     trace/      per-function attribution tables (uringlab/attribution.py)
 #     plots/ REPORT.md COMPLETE (written last)
-# results/latest-trace points at the last complete one.
+# results/latest-trace points at the last complete one. A lost boot or a
+# failed guest is named in FAILURES and the others still run; the report
+# then shows what was traced, and the run exits 1 (vm/boots.sh).
 # Boot 1 is always TCG: plugins instrument TCG's code, and the counts only
 # mean something under -icount. Environment: KERNELS, ACCEL (boot 2),
 # TRACE_REPS, TRACE_PARTS (subset of "insn bpftrace perf"), RUN, CACHE
@@ -26,9 +28,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
-. "$lab/bench/lib.sh"
+. "$lab/vm/lib.sh"
+. "$lab/vm/boots.sh"
 build=${BUILD:-$lab/build}
-kernels=${KERNELS:-baseline patched upstream}
+kernels=${KERNELS:-$LAB_KERNELS}
 plugin=$build/tracing/insn-count.so
 [ -f "$plugin" ] || { echo "trace: no plugin at $plugin (make plugin)" >&2; exit 1; }
 command -v bpftrace >/dev/null && command -v perf >/dev/null ||
@@ -58,46 +61,29 @@ echo "[trace] kernels: $kernels; $accel with the insn-count plugin (insn, bpftra
 # the plugin's cache model (CACHE=0: instructions only, a faster boot)
 cache_args=
 [ "${CACHE:-1}" = 1 ] && cache_args=",cache=1${CACHE_GEOMETRY:+,$CACHE_GEOMETRY}"
-t0=$(host_now)
-nk=$(wc -w <<<"$kernels")
-i=0
-status=0
+# which parts go to which boot (grep finds none: not an error)
+p1=$(tr ' ' '\n' <<<"$parts" | { grep -xE 'insn|bpftrace' || true; } | tr '\n' ' ')
+p2=$(tr ' ' '\n' <<<"$parts" | { grep -x perf || true; } | tr '\n' ' ')
+BOOT_RUN=$run
+boots_start trace kernel "$(wc -w <<<"$kernels")"
 for k in $kernels; do
-	i=$((i + 1))
-	el=$(( $(host_now) - t0 ))
-	eta=""
-	[ "$i" -gt 1 ] && eta=", about $(fmt_secs $(( el * (nk - i + 1) / (i - 1) ))) left"
-	echo "[trace] kernel $i/$nk: $k ($(fmt_secs "$el") so far$eta)"
+	boots_next "$k"
 	mkdir -p "$run/raw/$k"
 	rm -f "$run/raw/$k/insn-count.txt"
-	# which parts go to which boot (grep finds none: not an error)
-	p1=$(tr ' ' '\n' <<<"$parts" | { grep -xE 'insn|bpftrace' || true; } | tr '\n' ' ')
-	p2=$(tr ' ' '\n' <<<"$parts" | { grep -x perf || true; } | tr '\n' ' ')
 	if [ -n "$p1" ]; then
-		KERNEL=$k VM_OUT=$run/logs/$k PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt$cache_args" \
-			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" "${p1% }" || status=1
+		boot_guest "$k" "$k" PLUGIN="file=$plugin,out=$run/raw/$k/insn-count.txt$cache_args" -- \
+			"$here/in-guest.sh" "$k" "$run" "${p1% }" || true
 	fi
 	if [ -n "$p2" ]; then
-		ACCEL=${perf_accel%-*} ICOUNT=0 KERNEL=$k VM_OUT=$run/logs/$k-perf \
-			"$lab/vm/run.sh" -- "$here/in-guest.sh" "$k" "$run" perf || status=1
+		boot_guest "$k-perf" "$k" ACCEL="${perf_accel%-*}" ICOUNT=0 -- \
+			"$here/in-guest.sh" "$k" "$run" perf || true
 	fi
-	cp "$run/logs/$k/boot.env" "$run/env/$k.boot.env" 2>/dev/null || true
-	cp "$run/logs/$k-perf/boot.env" "$run/env/$k.perf-boot.env" 2>/dev/null || true
-	[ -f "$build/out/$k/.lab-stamp" ] && cp "$build/out/$k/.lab-stamp" "$run/env/$k.build-stamp"
 	# the symbols the plugin's addresses are resolved with, kept with the run
 	cp "$build/out/$k/System.map" "$run/raw/$k/System.map"
 	cp "$build/out/$k/io_ring_ctx.size" "$run/raw/$k/io_ring_ctx.size" 2>/dev/null || true
 done
-rm -f "$run/.clock"
-if [ "$status" != 0 ]; then
-	echo "[trace] error: tracing failed (see $run/logs and raw/*/trace.log); no report" >&2
-	exit 1
-fi
-echo "[trace] attributing"
-python3 "$here/attribute.py" "$run"
-python3 "$here/mca.py" "$run"
-python3 "$here/summarize_trace.py" "$run"
-"$lab/plots/draw.sh" "$run"
-python3 "$lab/bench/report.py" "$run"
-run_close "$run" latest-trace
-echo "[trace] done in $(fmt_secs $(( $(host_now) - t0 ))): $run/REPORT.md"
+# The report is written whatever failed: from everything that was traced.
+status=0
+boots_failures || true
+python3 -m uringlab.render "$run" || status=1
+boots_end latest-trace "$run/REPORT.md" "$status"

@@ -40,7 +40,7 @@ hostname "lab-$(uname -r | sed "s/.*-//")"
 cat /sys/devices/system/clocksource/clocksource0/current_clocksource >"$out/clocksource"
 uname -r >"$out/kernel-release"
 # The host's step watchdog talks to the guest on the second serial port
-# (vm/step-watchdog.py, bench/lib.sh run_step).
+# (vm/step-watchdog.py, vm/lib.sh run_step).
 # /dev/ttyS1 exists without the UART: stty tells whether it is there.
 if stty -F /dev/ttyS1 raw -echo 2>/dev/null; then
 	"$(dirname "$0")/step-daemon.sh" /dev/ttyS1 </dev/null &

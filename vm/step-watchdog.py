@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """vm/step-watchdog.py SOCKET LOG: the host's half of the guest's step
-time limits (bench/lib.sh run_step), on the guest's second serial port.
+time limits (vm/lib.sh run_step), on the guest's second serial port.
 
 Under TCG -icount with sleep=off the guest's clocks are no measure of
 time: an idle guest's clock jumps to its next timer, so while the guest

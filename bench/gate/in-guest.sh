@@ -17,7 +17,8 @@ reps=${REPS:-3}
 # instrumentation moves where timer interrupts land and so, now and then,
 # which background work falls inside a run: kept out of the insn boot)
 part_of_gate=${GATE_PART:-insn}
-export BENCH_CLOCK_FILE=$out/.clock
+# the host's clock file of the run (bench/gate/run.sh)
+export BENCH_CLOCK_FILE=$out/../.clock
 # the gate's cells, sized as make bench's (about 15 M instructions a run):
 # the headline NOP and read cells, the uncommon flag classes that 0005
 # keeps inline (CQE skip, drain, buffer select), refused NOPs (the call to
@@ -77,7 +78,7 @@ fi
 
 # Modelled L1D misses (the plugin's cache model, counted on the host): 1024
 # rings in turn, 4 NOPs each, so each ring's context is cold on its turn.
-# One plugin window per run; gate.py pairs them with these lines.
+# One plugin window per run; uringlab/gate.py pairs them with these lines.
 total=$((reps * $(wc -w <<<"$rings")))
 part=$out/$kernel.mem.jsonl.part
 : >"$part"

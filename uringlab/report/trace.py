@@ -1,17 +1,20 @@
-"""report_trace.py: the REPORT.md section of a trace run (make trace),
-read from RUN/trace/ (tracing/attribute.py, tracing/summarize_trace.py) and the
-run's pictures. bench/report.py calls section(); every figure comes from
-the run's own files.
+"""report/trace.py: the REPORT.md section of a trace run (make trace),
+read from RUN/trace/ (attribution, mca, trace_summary) and the run's
+pictures; every figure comes from the run's own files.
+
+Its medians of the CSV figures are upper medians (the middle row, or the
+upper of the two): what the trace report has always shown, so not
+stats' statistics.median.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-from runfolder import RunFolder  # noqa: E402
+from uringlab.cells import trace_order
+from uringlab.numfmt import num
+from uringlab.runfolder import RunFolder, read_csv_file
 
 
-def _f(s, nd=2):
-    return f"{float(s):,.{nd}f}"
+def _f(s):
+    return num(s, 2)
 
 
 def _model(run):
@@ -57,9 +60,7 @@ def memory_section(run, _csv):
         vals = sorted(float(r[col]) for r in rows if r[col] != "")
         return vals[len(vals) // 2] if vals else None
 
-    def cell_order(k):
-        return (k[0].split()[0], int(k[0].split("=")[-1]) if "=" in k[0] else 0, k[1], k[2])
-    for cell, k, ring in sorted(keys, key=cell_order):
+    for cell, k, ring in sorted(keys, key=trace_order):
         rows = [r for r in mem if (r["cell"], r["kernel"], r["ring"]) == (cell, k, ring)]
         vals = [med(rows, c) for c in ("kernel_accesses_per_op", "kernel_l1d_misses_per_op",
                                        "kernel_l2_misses_per_op", "ctx_lines_per_ring",
@@ -97,7 +98,7 @@ def memory_section(run, _csv):
           "per op (the cache model) and a static estimate of kernel cycles per op: every "
           "basic block the window executed, through `llvm-mca` (Debian's LLVM "
           "14) for " + " and ".join(f"`{c}`" for c in cpus) + ", weighted by its executions "
-          "per op (`tracing/mca.py`). llvm-mca sees each block as a hot loop of itself: no "
+          "per op (`uringlab/mca.py`). llvm-mca sees each block as a hot loop of itself: no "
           "misses, no mispredictions, so the estimate ranks paths and prices an extra "
           "instruction on real ports; the misses column says what it leaves out.\n")
         memk = {}
@@ -110,7 +111,7 @@ def memory_section(run, _csv):
         for r in mca:
             if (r["cell"], r["kernel"], r["ring"]) not in keys:
                 keys.append((r["cell"], r["kernel"], r["ring"]))
-        for key in sorted(keys, key=cell_order):
+        for key in sorted(keys, key=trace_order):
             rows = {r["cpu"]: r for r in mca if (r["cell"], r["kernel"], r["ring"]) == key}
             first = rows[cpus[0]]
             m = med(memk.get(key, []), "kernel_l1d_misses_per_op")
@@ -134,10 +135,10 @@ def memory_section(run, _csv):
     return out
 
 
-def section(run, read_csv):
-    """REPORT.md lines; read_csv(path) -> list of dicts, [] when absent."""
+def section(run):
+    """REPORT.md lines."""
     def _csv(run, name):
-        return read_csv(os.path.join(run, "trace", name))
+        return read_csv_file(os.path.join(run, "trace", name))
 
     out = []
     w = out.append
@@ -354,5 +355,5 @@ def section(run, read_csv):
       "order), `raw/<kernel>/System.map`, `raw/<kernel>/bpftrace/<script>.<cell>.<ring>.json` "
       "(bpftrace's JSON output), `raw/<kernel>/perf/<cell>.<ring>.*` (perf.data, "
       "symbols.csv, report.txt, annotate.txt, folded), `trace/*.csv` and "
-      "`trace/hot-*.txt` (tracing/attribute.py, tracing/summarize_trace.py).\n")
+      "`trace/hot-*.txt` (uringlab/attribution.py, uringlab/trace_summary.py).\n")
     return out

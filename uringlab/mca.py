@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""mca.py RUN: a static cycle estimate of what the insn-count plugin saw
+"""python3 -m uringlab.mca RUN: a static cycle estimate of what the insn-count plugin saw
 executed, per kernel, cell and ring, for two microarchitectures.
 
 The plugin counts every kernel instruction of a window. Runs of
@@ -17,7 +16,6 @@ Writes RUN/trace/mca.csv: kernel, cell, ring, cpu, kernel instructions
 per op, estimated kernel cycles per op, blocks, blocks llvm-mca could not
 parse (left out, their instructions counted in skipped_insns_per_op).
 """
-import json
 import os
 import re
 import statistics
@@ -25,20 +23,20 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attribute import cell_of, read_windows, write_csv  # noqa: E402
-from attribute import disassemble as attribute_disassemble  # noqa: E402
+from uringlab import cells
+from uringlab.plugin import read_windows, traced_kernels, vmlinux
+from uringlab.plugin import disassemble as plugin_disassemble
+from uringlab.runfolder import read_jsonl, write_csv
 
-LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = os.environ.get("MCA_CPUS", "icelake-server znver3").split()
 ITER = 100
 
 
-def disassemble(vmlinux, addrs):
+def disassemble(image, addrs):
     """{address: (length, 'insn operands')} for the instructions at addrs,
-    from attribute.py's objdump of the range around them: a length is the
+    from plugin.py's objdump of the range around them: a length is the
     distance to the next instruction."""
-    dis = attribute_disassemble(vmlinux, min(addrs), max(addrs) + 16)
+    dis = plugin_disassemble(image, min(addrs), max(addrs) + 16)
     ins = sorted(dis.items())
     return {a: (b - a, text) for (a, text), (b, _) in zip(ins, ins[1:])}
 
@@ -112,20 +110,17 @@ def mca(cpu, regions):
 def main():
     run = os.path.abspath(sys.argv[1])
     rows = []
-    for k in ("baseline", "patched", "upstream"):
+    for k in traced_kernels(run):
         raw = os.path.join(run, "raw", k)
-        if not os.path.exists(os.path.join(raw, "insn-count.txt")):
-            continue
-        vmlinux = os.path.join(LAB, "build", "out", k, "vmlinux")
-        if not os.path.exists(vmlinux):
-            print(f"[trace] mca: no {vmlinux}: {k} left out", file=sys.stderr)
+        image = vmlinux(k)
+        if not os.path.exists(image):
+            print(f"[trace] mca: no {image}: {k} left out", file=sys.stderr)
             continue
         windows = read_windows(os.path.join(raw, "insn-count.txt"))
-        with open(os.path.join(raw, "windows.jsonl")) as f:
-            runs = [json.loads(line) for line in f if line.strip()]
+        runs = read_jsonl(os.path.join(raw, "windows.jsonl"))
         per = {}
         for win, j in zip(windows, runs):
-            per.setdefault((cell_of(j), j["ring"]), []).append(
+            per.setdefault((cells.name(j), j["ring"]), []).append(
                 {a: n / j["ops"] for a, n in win.counts.items()})
         # one op's counts: the median of each address over the repetitions
         med = {}
@@ -141,7 +136,7 @@ def main():
         start = 0
         for i in range(1, len(srt) + 1):
             if i == len(srt) or srt[i] - srt[i - 1] > 4096:
-                dis.update(disassemble(vmlinux, srt[start:i]))
+                dis.update(disassemble(image, srt[start:i]))
                 start = i
         bl = {key: blocks(m, dis) for key, m in med.items()}
         regions = {}

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""compare.py RUN_A RUN_B [--tolerance PCT]: cell by cell, how far two bench
+"""python3 -m uringlab.compare RUN_A RUN_B [--tolerance PCT]: cell by cell, how far two bench
 runs' medians lie apart (B relative to A), from their summary.csv files.
 
 Answers "did my change make it worse?" (A before, B after) and "does the
@@ -10,7 +9,7 @@ kernel and ring present in both runs, then the largest difference. With
 import argparse
 import sys
 
-from runfolder import RunFolder
+from uringlab.runfolder import RunFolder
 
 
 def load(run):

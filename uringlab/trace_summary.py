@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
-"""summarize_trace.py RUN: plot data and tables from a trace run's bpftrace and
-perf output (tracing/in-guest.sh) and its attribution (attribute.py):
+"""python3 -m uringlab.trace_summary RUN: plot data and tables from a trace run's bpftrace and
+perf output (tracing/in-guest.sh) and its attribution (attribution.py):
 
   RUN/trace/perf-shares.csv    per kernel, cell, ring and symbol: % of samples
   RUN/trace/perf-check.csv     per kernel, cell and ring: perf's share of
@@ -18,21 +17,18 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-from runfolder import RunFolder, csv_text, write_atomic  # noqa: E402
+from uringlab import cells
+from uringlab.kernels import of_run, with_lab
+from uringlab.runfolder import RunFolder, write_atomic, write_csv
 
-KERNELS = ("baseline", "patched", "upstream")
 RINGS = ("unrestricted", "restricted")
 TOP = 12
 
 
-def write_csv(path, header, rows):
-    write_atomic(path, csv_text(header, rows))
-
-
 def variants(present):
-    """(kernel, ring) pairs in the order the pictures show them."""
-    return [(k, r) for k in KERNELS for r in RINGS if (k, r) in present]
+    """(kernel, ring) pairs in the order the pictures show them; a kernel
+    beyond the lab's three after them, not left out."""
+    return [(k, r) for k in with_lab({k for k, _ in present}) for r in RINGS if (k, r) in present]
 
 
 def read_bpftrace(path):
@@ -180,7 +176,7 @@ def insn(run, data):
     """trace-insn-CELL.dat: per function, the check's instructions per op
     on each kernel (restricted - unrestricted ring) and each kernel's
     unrestricted ring over baseline's. Every kernel the run measured has
-    its column, zero where attribute.py found no difference: a zero is a
+    its column, zero where attribution.py found no difference: a zero is a
     result. The whole op ("[total]") comes first."""
     rows = RunFolder(run).read_csv(os.path.join("trace", "attribution.csv"))
     if not rows:
@@ -199,8 +195,7 @@ def insn(run, data):
             # a tic label the picture has room for
             label = fn if len(fn) <= 26 else fn[:25] + "…"
             lines.append(f'"{label}" ' + " ".join(f"{per.get(c, {}).get(fn, 0):.3f}" for c, _ in series))
-        name = cell.replace(" ", "-").replace("=", "")
-        write_atomic(os.path.join(data, f"trace-insn-{name}.dat"), "\n".join(lines) + "\n")
+        write_atomic(os.path.join(data, f"trace-insn-{cells.slug(cell)}.dat"), "\n".join(lines) + "\n")
         n += 1
     return n
 
@@ -208,8 +203,7 @@ def insn(run, data):
 def kernels_in(run):
     """The kernels the trace run measured (host.env), baseline excluded:
     it is the reference the other columns are measured from."""
-    ks = RunFolder(run).env().get("kernels", " ".join(KERNELS)).split()
-    return [k for k in ks if k != "baseline"]
+    return [k for k in of_run(RunFolder(run)) if k != "baseline"]
 
 
 def main():

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
-"""summarize_bench.py RUN: turn a bench run's raw data into CSV tables and the
-data files the gnuplot scripts draw.
+"""python3 -m uringlab.bench_summary RUN: turn a bench run's raw data into CSV tables, and
+(bench_plotdata.py) the data files the gnuplot scripts draw.
 
   RUN/summary.csv   one row per cell x kernel x ring: boots, repetitions,
                     median, min, max, spread of the per-op cost, median
@@ -38,21 +37,18 @@ gets its rows after theirs and is compared with patched.
 """
 import glob
 import json
-import math
 import os
 import random
 import statistics
 import sys
 
-from runfolder import RunFolder, kernel_of, write_atomic
-
-KERNELS = ["baseline", "patched", "upstream"]
-RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered",
-         "task-restricted", "task-filtered", "other-filtered", "other-plain"]
-WORKLOAD_ORDER = ["nop", "skip", "drain", "link", "async", "topop", "rings", "read", "bufsel",
-                  "sqpoll", "deny", "setup", "socket", "openat", "connect", "fork"]
-BOOTSTRAP = 2000
-PERCENTILES = ["50.000000", "90.000000", "99.000000", "99.900000"]
+from uringlab import cells as cellnames
+from uringlab.bench_plotdata import RINGS, PERCENTILES, write_plot_data
+from uringlab.kernels import LAB_KERNELS, with_lab
+from uringlab.numfmt import fmt, opt
+from uringlab.runfolder import RunFolder, kernel_of
+from uringlab.stats import boot_medians, boots_needed, compare, mde, pct, round_logs, \
+    t_interval, values
 
 # (label, kernel a, ring a, kernel b, ring b): a relative to b
 COMPARISONS = [
@@ -85,8 +81,7 @@ COMPARISONS = [
 
 def kernels_of(samples):
     """The lab's three, then any other kernel the run measured."""
-    others = sorted({k for _c, k, _r in samples} - set(KERNELS))
-    return KERNELS + others
+    return with_lab({k for _c, k, _r in samples})
 
 
 def comparisons(kernels):
@@ -94,7 +89,7 @@ def comparisons(kernels):
     of the series alone) what it changes against patched."""
     out = list(COMPARISONS)
     for k in kernels:
-        if k in KERNELS:
+        if k in LAB_KERNELS:
             continue
         out += [(f"{k} vs patched, unrestricted", k, "unrestricted", "patched", "unrestricted"),
                 (f"{k} vs patched, restricted", k, "restricted", "patched", "restricted"),
@@ -102,115 +97,6 @@ def comparisons(kernels):
                 (f"{k} vs patched, filtered", k, "filtered", "patched", "filtered"),
                 (f"{k}: filtered vs unrestricted", k, "filtered", k, "unrestricted")]
     return out
-
-
-def cell_name(d):
-    # ringbench reports the batch of the workloads that have one, the
-    # depth of the others, 0 where neither applies
-    # a filter cell (ringbench -F) adds its filter: "nop b=32 F=realx2"
-    w = d["workload"]
-    if d.get("rings"):
-        name = f"{w} N={d['rings']}"
-    elif d.get("batch"):
-        name = f"{w} b={d['batch']}"
-    elif d.get("depth"):
-        name = f"{w} qd={d['depth']}"
-    else:
-        name = w
-    if d.get("filter"):
-        name += f" F={d['filter']}"
-    # a task cell (micro-matrix.sh) is its own cell, unrestricted side too
-    if d.get("variant"):
-        name += f" {d['variant']}"
-    return name
-
-
-def split_cell(name):
-    """(base cell, filter or ""): "nop b=32 F=real" -> ("nop b=32", "real")."""
-    base, _, f = name.partition(" F=")
-    return base, f
-
-
-def cell_key(name):
-    # "nop b=32", "nop b=32 task", "fork lists", "nop b=32 F=real"
-    base, f = split_cell(name)
-    w, _, p = base.partition(" ")
-    first, _, variant = p.partition(" ")
-    if "=" in first:
-        n = int(first.split("=")[1])
-    else:
-        n, variant = 0, p
-    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, n, variant, f)
-
-
-def task_cell(name):
-    """A task cell (micro-matrix.sh): its own rings, none of the plain ones."""
-    return name.endswith(" task") or name.startswith("fork")
-
-
-# Student's t quantiles by degrees of freedom: 0.975 (the two-sided 95 %
-# interval) and 0.80 (80 % power), without scipy
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-        9: 2.262, 10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 60: 2.000,
-        120: 1.980}
-T80 = {1: 1.376, 2: 1.061, 3: 0.978, 4: 0.941, 5: 0.920, 6: 0.906, 7: 0.896, 8: 0.889,
-       9: 0.883, 10: 0.879, 12: 0.873, 15: 0.866, 20: 0.860, 30: 0.854, 60: 0.848,
-       120: 0.845}
-
-
-def t_quantile(table, df):
-    """The table's value at df, else the next smaller df's: conservative
-    (a wider interval, more rounds) between entries and past the end."""
-    return table[max(d for d in table if d <= df)]
-
-
-def t_interval(x):
-    """mean, sd and the 95 % half-width of the per-round log ratios."""
-    n = len(x)
-    m = statistics.fmean(x)
-    if n < 2:
-        return m, None, None
-    sd = statistics.stdev(x)
-    return m, sd, t_quantile(T975, n - 1) * sd / math.sqrt(n)
-
-
-def mde(sd, n):
-    """The smallest true difference (%) a paired t-test over n rounds with
-    this spread finds at 5 % two-sided with 80 % power."""
-    if sd is None or n < 2:
-        return None
-    return 100 * math.expm1((t_quantile(T975, n - 1) + t_quantile(T80, n - 1)) * sd / math.sqrt(n))
-
-
-def boots_needed(sd, pct):
-    """Rounds of boots for mde() to reach pct if the true spread is this
-    one (cap 99). The two-quantile formula is optimistic for few rounds
-    (simulated: 73 % power at 2 rounds, 78.5 % at 4, 80 % from 6): below 6
-    it asks one round more."""
-    for n in range(2, 100):
-        if mde(sd, n) <= pct:
-            return n + 1 if n < 6 else n
-    return None
-
-
-def pct(x):
-    return 100 * math.expm1(x)
-
-
-def bootstrap_ratio(a, b, rng):
-    """95 % interval of median(a)/median(b) - 1, resampling both."""
-    stats = []
-    for _ in range(BOOTSTRAP):
-        ra = [rng.choice(a) for _ in a]
-        rb = [rng.choice(b) for _ in b]
-        stats.append(statistics.median(ra) / statistics.median(rb) - 1)
-    stats.sort()
-    return stats[int(0.025 * BOOTSTRAP)], stats[int(0.975 * BOOTSTRAP) - 1]
-
-
-def fmt(x, nd=3):
-    x = round(x, nd)
-    return f"{x + 0.0 if x else 0.0:.{nd}f}"  # no "-0.000"
 
 
 def micro_files(run):
@@ -243,70 +129,10 @@ def load_micro(run):
                 if "absent" in d:
                     absent.add((kernel, d["absent"]))
                     continue
-                key = (cell_name(d), d.get("kernel", kernel), d["ring"])
+                key = (cellnames.name(d), d.get("kernel", kernel), d["ring"])
                 samples.setdefault(key, []).append((int(d.get("boot", 1)), d["ns_per_op"],
                                                     d.get("rep")))
     return samples, absent
-
-
-def values(s):
-    return [v for _b, v, _r in s]
-
-
-def boot_medians(s):
-    """{boot: median of that boot's repetitions}"""
-    per = {}
-    for b, v, _r in s:
-        per.setdefault(b, []).append(v)
-    return {b: statistics.median(vs) for b, vs in per.items()}
-
-
-def round_logs(a, b, same_boot):
-    """{round: log(A/B)} for the rounds both sides measured. Across
-    kernels, the ratio of the two boots' medians. Within a kernel both
-    rings ran in the same boot, each repetition's two runs back to back
-    (micro-matrix.sh): the median over the boot's repetitions of each
-    pair's log ratio, so a burst of host load that slows a few seconds of
-    runs slows both sides of the pairs it hits and cancels, where it
-    would move one side's median alone."""
-    if not same_boot:
-        ba, bb = boot_medians(a), boot_medians(b)
-        return {r: math.log(ba[r] / bb[r]) for r in sorted(set(ba) & set(bb))}
-    pa = {(bt, rep): v for bt, v, rep in a}
-    pb = {(bt, rep): v for bt, v, rep in b}
-    per = {}
-    for key in sorted(set(pa) & set(pb), key=str):
-        per.setdefault(key[0], []).append(math.log(pa[key] / pb[key]))
-    return {r: statistics.median(per[r]) for r in sorted(per)}
-
-
-def compare(a, b, rng, same_boot=False):
-    """A relative to B, as the report gives it; None when a side is absent.
-    same_boot: both sides ran in each boot (one kernel's two rings)."""
-    if not a or not b:
-        return None
-    ba, bb = boot_medians(a), boot_medians(b)
-    if len(ba) > 1 or len(bb) > 1:
-        logs = round_logs(a, b, same_boot)
-        if not logs:
-            return None
-        x = list(logs.values())
-        m, sd, half = t_interval(x)
-        # per op: the same geometric mean, on B's geometric mean
-        gb = math.exp(statistics.fmean(math.log(bb[r]) for r in logs))
-        return {"delta_pct": pct(m),
-                "lo": None if half is None else pct(m - half),
-                "hi": None if half is None else pct(m + half),
-                "delta_per_op": math.expm1(m) * gb,
-                "boots": len(x), "sd": sd,
-                "method": (f"t over {len(x)} boots, each its repetitions' median paired ratio"
-                           if same_boot else f"t over {len(x)} rounds of boots"),
-                "mde": mde(sd, len(x))}
-    ma, mb = statistics.median(values(a)), statistics.median(values(b))
-    lo, hi = bootstrap_ratio(values(a), values(b), rng)
-    return {"delta_pct": 100 * (ma / mb - 1), "lo": 100 * lo, "hi": 100 * hi,
-            "delta_per_op": ma - mb, "boots": 1, "sd": None,
-            "method": "bootstrap over repetitions", "mde": None}
 
 
 def load_fio(run):
@@ -322,15 +148,11 @@ def load_fio(run):
     return runs
 
 
-def opt(x, nd=3):
-    return "" if x is None else fmt(x, nd)
-
-
 def main():
     run = RunFolder(sys.argv[1])
     rng = random.Random(1)  # a reproducible interval from the same data
     samples, absent = load_micro(run.path)
-    cells = sorted({k[0] for k in samples}, key=cell_key)
+    cells = sorted({k[0] for k in samples}, key=cellnames.sort_key)
     kernels = kernels_of(samples)
     multi = any(len(boot_medians(s)) > 1 for s in samples.values())
 
@@ -456,7 +278,7 @@ def write_filters(run, samples, cells, comps):
     (instructions under icount) and what the check adds to the same
     kernel's unrestricted ring (per op and %, with the 95 % interval)."""
     rows = []
-    bases = sorted({split_cell(c)[0] for c in cells if split_cell(c)[1]}, key=cell_key)
+    bases = sorted({cellnames.split(c)[0] for c in cells if cellnames.split(c)[1]}, key=cellnames.sort_key)
 
     def med(c, k, r):
         s = samples.get((c, k, r))
@@ -480,8 +302,8 @@ def write_filters(run, samples, cells, comps):
         row(b, "patched, unrestricted", b, "patched", "unrestricted", None)
         row(b, "patched tables", b, "patched", "restricted",
             "patched: restricted vs unrestricted")
-        for c in (c for c in cells if split_cell(c)[0] == b and split_cell(c)[1]):
-            f = split_cell(c)[1]
+        for c in (c for c in cells if cellnames.split(c)[0] == b and cellnames.split(c)[1]):
+            f = cellnames.split(c)[1]
             row(b, f"patched filter {f}", c, "patched", "filtered",
                 "patched: filtered vs unrestricted")
             row(b, f"patched tables + filter {f}", c, "patched", "restricted+filtered",
@@ -490,81 +312,6 @@ def write_filters(run, samples, cells, comps):
         run.write_csv("filters.csv", ["cell", "check", "kernel", "ring", "median_per_op",
                                       "check_per_op", "check_pct", "ci95_lo_pct",
                                       "ci95_hi_pct"], rows)
-
-
-def throughput(d):
-    """A per-op cost comparison as the change in throughput (%), with its
-    interval: the cost's interval turned over."""
-    def tp(x):
-        return None if x is None else 100 * (100 / (100 + x) - 1)
-    return tp(d["delta_pct"]), tp(d["hi"]), tp(d["lo"])
-
-
-def write_plot_data(run, cells, comps, fio):
-    data = run.file("plots", "data")
-    os.makedirs(data, exist_ok=True)
-    for old in ("ops.dat",):  # replaced by throughput.dat
-        if os.path.exists(os.path.join(data, old)):
-            os.remove(os.path.join(data, old))
-
-    # throughput.dat: per cell, each kernel's restricted ring's throughput
-    # relative to its own unrestricted ring and to baseline's (%), with
-    # the 95 % interval ("?" where the run has no such comparison)
-    series = ["patched: restricted vs unrestricted", "upstream: restricted vs unrestricted",
-              "patched restricted vs baseline", "upstream restricted vs baseline"]
-    lines = ["# cell " + " ".join(f'"{s}"(pct,lo,hi)' for s in series)]
-    # deny's restricted ring refuses every SQE: not a throughput to draw
-    for c in (c for c in cells if not c.startswith("deny") and not split_cell(c)[1]
-              and not task_cell(c)):
-        f = [f'"{c}"']
-        for s in series:
-            d = comps.get((c, s))
-            if d is None:
-                f += ["?", "?", "?"]
-                continue
-            # no interval (one round): "?", no error bar; the bar still shows
-            t, lo, hi = throughput(d)
-            f += [fmt(t), "?" if lo is None else fmt(lo), "?" if hi is None else fmt(hi)]
-        lines.append(" ".join(f))
-    write_atomic(os.path.join(data, "throughput.dat"), "\n".join(lines) + "\n")
-
-    # batch.dat: NOP batch size against the restriction check's cost, per
-    # comparison the cost (%, 95 % interval) and the extra per op
-    series = ["patched: restricted vs unrestricted", "upstream: restricted vs unrestricted",
-              "patched vs baseline, unrestricted"]
-    lines = ["# batch " + " ".join(f'"{s}"(pct,lo,hi,extra)' for s in series)]
-    for c in cells:
-        if not c.startswith("nop ") or split_cell(c)[1] or task_cell(c):
-            continue
-        f = [c.split("=")[1]]
-        for s in series:
-            d = comps.get((c, s))
-            if d is None:
-                f += ["?"] * 4
-            else:
-                f += [fmt(d["delta_pct"]), "?" if d["lo"] is None else fmt(d["lo"]),
-                      "?" if d["hi"] is None else fmt(d["hi"]), fmt(d["delta_per_op"], 2)]
-        lines.append(" ".join(f))
-    write_atomic(os.path.join(data, "batch.dat"), "\n".join(lines) + "\n")
-
-    # fio-<job>.dat: per percentile, the median clat (us) of each variant;
-    # not for NVMe under icount, whose figures time the host (report.py)
-    variants = [(k, r) for k in KERNELS for r in RINGS[:2]]
-    for name in glob.glob(os.path.join(data, "fio-nvme-*.dat")):
-        os.remove(name)
-    for job in sorted({k[0] for k in fio}):
-        if run.icount and job.startswith("nvme-"):
-            continue
-        lines = ["# percentile " + " ".join(f"{k}-{r}" for k, r in variants)]
-        for p in PERCENTILES:
-            f = [p.rstrip("0").rstrip(".")]
-            for k, r in variants:
-                vals = [j["read"]["clat_ns"].get("percentile", {}).get(p)
-                        for j in fio.get((job, k, r), [])]
-                vals = [v for v in vals if v is not None]
-                f.append(fmt(statistics.median(vals) / 1000, 3) if vals else "?")
-            lines.append(" ".join(f))
-        write_atomic(os.path.join(data, f"fio-{job}.dat"), "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""attribute.py RUN: turn the insn-count plugin's windows of a trace run
+"""python3 -m uringlab.attribution RUN: turn the insn-count plugin's windows of a trace run
 (tracing/run.sh) into instructions per op per kernel function, and diff
 rings and kernels function by function. Writes RUN/trace/:
 
@@ -34,82 +33,17 @@ Kernel addresses resolve through the System.map kept with the run (the
 guest boots with nokaslr). User-space instructions are one bucket, [user].
 """
 import bisect
-import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-from runfolder import csv_text, write_atomic  # noqa: E402
+from uringlab import cells
+from uringlab.numfmt import fmt3 as fmt
+from uringlab.plugin import by_function, disassemble, load_symbols, read_windows, \
+    traced_kernels, vmlinux
+from uringlab.runfolder import read_jsonl, write_atomic, write_csv
 
-LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOISE = 0.05     # instructions per op below which a difference is not shown
-
-
-def load_symbols(path):
-    addrs, names = [], []
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 3 and parts[1] in "tTwW":
-                addrs.append(int(parts[0], 16))
-                names.append(parts[2])
-    order = sorted(range(len(addrs)), key=addrs.__getitem__)
-    return [addrs[i] for i in order], [names[i] for i in order]
-
-
-class Window:
-    """One complete plugin window. With the cache model (cache=1): mem,
-    the (accesses, L1D misses, L2 misses) of user space, of the kernel and
-    the count of distinct (line, instruction) pairs; addr_mem, those
-    three per kernel instruction; lines, (line, instruction, accesses,
-    L1D misses) per distinct pair."""
-
-    def __init__(self, user, kernel, probe):
-        self.user, self.kernel, self.probe = user, kernel, probe
-        self.counts, self.addr_mem, self.lines, self.mem = {}, {}, [], None
-
-
-def read_windows(path, probes=False):
-    """The plugin's complete windows, in order; the cache model's probe
-    windows (tracing/cache-probe.c) only when asked for."""
-    windows, cur = [], None
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            p = line.split()
-            if p[0] == "window":
-                cur = Window(int(p[3]), int(p[5]), p[-1] == "probe")
-            elif p[0] == "end":
-                if cur is not None and cur.probe == probes:
-                    windows.append(cur)
-                cur = None
-            elif cur is None:
-                continue
-            elif p[0] == "mem":
-                cur.mem = {"user": tuple(map(int, p[2:5])),
-                           "kernel": tuple(map(int, p[6:9])), "pairs": int(p[10])}
-            elif p[0] == "line":
-                cur.lines.append((int(p[1], 16), int(p[2], 16), int(p[3]), int(p[4])))
-            else:
-                a = int(p[0], 16)
-                cur.counts[a] = int(p[1])
-                if len(p) == 5:
-                    cur.addr_mem[a] = tuple(map(int, p[2:5]))
-    return windows
-
-
-def cell_of(j):
-    # a filter cell (ringbench -F) adds its filter, as bench's cell names do
-    f = f" F={j['filter']}" if j.get("filter") else ""
-    if j.get("rings"):
-        return f"{j['workload']} N={j['rings']}{f}"
-    if j.get("batch"):
-        return f"{j['workload']} b={j['batch']}{f}"
-    return f"{j['workload']} qd={j['depth']}{f}"
 
 
 def ring_contexts(raw):
@@ -134,45 +68,6 @@ def in_objects(addr, starts, size):
     """addr lies in one of the objects [start, start + size), starts sorted"""
     i = bisect.bisect_right(starts, addr) - 1
     return i >= 0 and addr < starts[i] + size
-
-
-# x86-64's module area, where the BPF JIT puts its images (no module is
-# loaded in the lab's guests): past every symbol of System.map
-MODULES_VADDR = 0xffffffffa0000000
-
-
-def by_function(counts, addrs, names):
-    funcs = {}
-    for a, n in counts.items():
-        i = bisect.bisect_right(addrs, a) - 1
-        name = names[i] if i >= 0 else "[unknown]"
-        if a >= MODULES_VADDR:
-            name = "[bpf jit]"
-        funcs[name] = funcs.get(name, 0) + n
-    return funcs
-
-
-def write_csv(path, header, rows):
-    write_atomic(path, csv_text(header, rows))
-
-
-def fmt(x):
-    return f"{x:.3f}"
-
-
-def disassemble(vmlinux, lo, hi):
-    """{address: 'mnemonic operands'} for [lo, hi) of vmlinux."""
-    if not os.path.exists(vmlinux):
-        return {}
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn",
-                          f"--start-address={lo:#x}", f"--stop-address={hi:#x}",
-                          vmlinux], capture_output=True, text=True).stdout
-    dis = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
-        if m:
-            dis[int(m.group(1), 16)] = " ".join(m.group(2).split())
-    return dis
 
 
 MEM_COLS = ["accesses", "l1d_misses", "l2_misses", "lines", "ctx_lines", "ctx_l1d_misses"]
@@ -225,8 +120,7 @@ def cache_probe_rows(k, raw):
     path = os.path.join(raw, "cache-probe.jsonl")
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        cases = [json.loads(line) for line in f if line.strip()]
+    cases = read_jsonl(path)
     probes = read_windows(os.path.join(raw, "insn-count.txt"), probes=True)
     rows = []
     for c, w in zip(cases, probes):
@@ -238,7 +132,7 @@ def cache_probe_rows(k, raw):
     return rows
 
 
-def write_memory(out, rows, per, kernels, cells):
+def write_memory(out, rows, per, kernels, cell_list):
     """memory.csv (per window), memory-functions.csv (median per function)
     and memory-attribution.csv (the comparisons of attribution.csv, in
     modelled misses and lines)."""
@@ -267,7 +161,7 @@ def write_memory(out, rows, per, kernels, cells):
     wmed = {key: [statistics.median(float(r[i]) for r in rs) if all(r[i] != "" for r in rs) else None
                   for i in (5, 6, 7, 13, 14)] for key, rs in win.items()}
     comps = []
-    for c in cells:
+    for c in cell_list:
         for k in kernels:
             if (k, c, "unrestricted") in wmed and (k, c, "restricted") in wmed:
                 comps.append((f"{k}: restricted - unrestricted", c, (k, c, "unrestricted"),
@@ -345,7 +239,7 @@ def run_exit(k, raw_addr, key, symbols):
         return 0.0
     i = names.index("io_run_bpf_filters")
     lo, hi = addrs[i], addrs[i + 1]
-    dis = disassemble(os.path.join(LAB, "build", "out", k, "vmlinux"), lo, hi)
+    dis = disassemble(vmlinux(k), lo, hi)
     reps = raw_addr[key]
     count = {a: statistics.median(r.get(a, 0.0) for r in reps) for a in dis}
     order = sorted(dis)
@@ -397,10 +291,9 @@ def write_filter_phases(out, med, comparisons, raw_addr=None, symbols=None):
 
 def main():
     run = os.path.abspath(sys.argv[1])
-    kernels = [k for k in ("baseline", "patched", "upstream")
-               if os.path.exists(os.path.join(run, "raw", k, "insn-count.txt"))]
+    kernels = traced_kernels(run)
     if not kernels:
-        sys.exit(f"attribute: no insn-count.txt under {run}/raw")
+        sys.exit(f"attribute: no insn-count.txt and windows.jsonl under {run}/raw")
     out = os.path.join(run, "trace")
     os.makedirs(out, exist_ok=True)
 
@@ -412,8 +305,7 @@ def main():
         raw = os.path.join(run, "raw", k)
         symbols[k] = load_symbols(os.path.join(raw, "System.map"))
         windows = read_windows(os.path.join(raw, "insn-count.txt"))
-        with open(os.path.join(raw, "windows.jsonl")) as f:
-            runs = [json.loads(line) for line in f if line.strip()]
+        runs = read_jsonl(os.path.join(raw, "windows.jsonl"))
         if len(windows) != len(runs):
             sys.exit(f"attribute: {k}: {len(windows)} plugin windows but "
                      f"{len(runs)} ringbench runs: the two cannot be paired")
@@ -421,7 +313,7 @@ def main():
         for win, j in zip(windows, runs):
             user, kern, counts = win.user, win.kernel, win.counts
             ops = j["ops"]
-            cell, ring = cell_of(j), j["ring"]
+            cell, ring = cells.name(j), j["ring"]
             if win.mem is not None:
                 mem_rows.append(mem_row(k, cell, ring, j, win, ctxs, ctx_size))
                 mem_per.setdefault((k, cell, ring), []).append(
@@ -470,9 +362,9 @@ def main():
                "total_spread_pct", "worst_function", "worst_function_spread_pct"], rep_rows)
 
     comparisons = []
-    cells = sorted({c for (_, c, _) in med})
+    cell_list = sorted({c for (_, c, _) in med})
     for k in kernels:
-        for c in cells:
+        for c in cell_list:
             if (k, c, "restricted") in med and (k, c, "unrestricted") in med:
                 comparisons.append((f"{k}: restricted - unrestricted", c,
                                     (k, c, "unrestricted"), (k, c, "restricted")))
@@ -482,7 +374,7 @@ def main():
     for k in kernels:
         if k == "baseline":
             continue
-        for c in cells:
+        for c in cell_list:
             if ("baseline", c, "unrestricted") in med and (k, c, "unrestricted") in med:
                 comparisons.append((f"{k} - baseline: unrestricted", c,
                                     ("baseline", c, "unrestricted"), (k, c, "unrestricted")))
@@ -505,8 +397,8 @@ def main():
     # the instructions a restricted ring adds, address by address
     for k in kernels:
         addrs, names = symbols[k]
-        vmlinux = os.path.join(LAB, "build", "out", k, "vmlinux")
-        for c in cells:
+        image = vmlinux(k)
+        for c in cell_list:
             ua, ra = raw_addr.get((k, c, "unrestricted")), raw_addr.get((k, c, "restricted"))
             if not ua or not ra:
                 continue
@@ -527,16 +419,16 @@ def main():
             for i in sorted(by_fn, key=lambda i: -sum(abs(d) for d in by_fn[i].values())):
                 lo = addrs[i]
                 hi = addrs[i + 1] if i + 1 < len(addrs) else lo + 4096
-                dis = disassemble(vmlinux, lo, hi)
+                dis = disassemble(image, lo, hi)
                 total = sum(by_fn[i].values())
                 lines.append(f"{names[i]} ({total:+.2f} per op):")
                 for a in sorted(by_fn[i]):
                     lines.append(f"  {a:x} <+{a - lo:#x}>  {by_fn[i][a]:+7.2f}  {dis.get(a, '?')}")
                 lines.append("")
-            write_atomic(os.path.join(out, f"hot-{k}-{c.replace(' ', '-').replace('=', '')}.txt"),
+            write_atomic(os.path.join(out, f"hot-{k}-{cells.slug(c)}.txt"),
                          "\n".join(lines))
     if mem_rows:
-        write_memory(out, mem_rows, mem_per, kernels, cells)
+        write_memory(out, mem_rows, mem_per, kernels, cell_list)
     probe_rows = []
     for k in kernels:
         probe_rows += cache_probe_rows(k, os.path.join(run, "raw", k))

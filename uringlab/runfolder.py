@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 """runfolder.py: a results folder (results/<UTC time>-<kind>/) as every
-Python tool of the lab opens, reads and writes it.
+module of uringlab opens, reads and writes it, and LAB, the lab's root.
 
 A run folder holds env/ (KEY=VALUE files: host.env, and one boot.env and
 guest.env per boot), raw/, logs/, the tables and REPORT.md the tools
@@ -9,15 +8,19 @@ Every file written through this module appears whole or not at all, so a
 tool killed half-way leaves the previous version or nothing, never half
 a table.
 
-As a command, for the shell scripts (bench/lib.sh run_close):
-  runfolder.py complete RUN   mark RUN complete
+As a command, for the shell scripts (run_close):
+  python3 -m uringlab.runfolder complete RUN   mark RUN complete
 """
 import csv
 import io
+import json
 import os
 import re
 import sys
 import time
+
+# the package's parent: where bench/, build/ and plots/ are
+LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def write_atomic(path, text):
@@ -34,6 +37,10 @@ def csv_text(header, rows):
     w.writerow(header)
     w.writerows(rows)
     return buf.getvalue()
+
+
+def write_csv(path, header, rows):
+    write_atomic(path, csv_text(header, rows))
 
 
 def read_env_file(path):
@@ -57,6 +64,20 @@ def read_csv_file(path):
             return list(csv.DictReader(f))
     except OSError:
         return []
+
+
+def read_tsv(path):
+    """Tab-separated lines as lists (FAILURES, klog.tsv); [] when absent."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.rstrip("\n").split("\t") for line in f if line.strip()]
+
+
+def read_jsonl(path):
+    """One JSON object a line (ringbench's windows.jsonl and the like)."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def kernel_of(instance):
@@ -88,7 +109,7 @@ class RunFolder:
         write_atomic(path, text)
 
     def write_csv(self, rel, header, rows):
-        self.write(rel, csv_text(header, rows))
+        self.write(rel, csv_text(header, rows))  # makes the folder: write_csv() does not
 
     def read_csv(self, rel):
         return read_csv_file(self.file(rel))

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""gate.py RUN [--thresholds FILE] [--reference FILE] [--write-reference FILE]
+"""python3 -m uringlab.gate RUN [--thresholds FILE] [--reference FILE] [--write-reference FILE]
 
 The regression gate's verdict on a make check run (bench/gate/run.sh):
 RUN/raw/baseline.jsonl and RUN/raw/patched.jsonl hold ringbench's lines,
@@ -16,39 +15,38 @@ fails when its figure is over its limit, or when it moved from the
 committed reference by more than its tolerance, either way (a figure that
 got much better without a new reference means the reference no longer
 describes the series). Prints a table, writes RUN/gate.csv and
-RUN/GATE.txt, exits 1 on any failure, 2 on bad input.
+RUN/GATE.txt, exits 1 on any failure, 2 on bad input. The rules and the
+reference stay beside bench/gate/run.sh (bench/gate/thresholds,
+bench/gate/reference.csv); gate.csv and reference.csv are written by hand,
+not by the csv module, whose quoting would change them.
 """
 import argparse
 import json
 import os
-import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from runfolder import RunFolder, write_atomic  # noqa: E402
+from uringlab import cells
+from uringlab.plugin import read_windows
+from uringlab.runfolder import LAB, RunFolder, read_jsonl, write_atomic
+from uringlab.stats import med_min_max_n
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# the rules and the reference live with the gate's shell side
+RULES = os.path.join(LAB, "bench", "gate")
 
 
 def cell_name(j):
-    if j.get("rings"):
-        return f"{j['workload']}-N{j['rings']}"
-    if j.get("batch"):
-        return f"{j['workload']}-b{j['batch']}"
-    return f"{j['workload']}-qd{j['depth']}"
+    """bench/gate/thresholds' cell names: "nop-b32"."""
+    return cells.slug(cells.name(j))
 
 
 def l1d_medians(raw, kernel):
     """The plugin's modelled kernel L1D misses per op (raw/KERNEL.mem.jsonl's
     ringbench -m runs paired with the windows of raw/KERNEL.insn-count.txt),
     as medians() gives figures, under the cell name CELL-l1d."""
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "tracing"))
-    from attribute import read_windows
     jpath = os.path.join(raw, f"{kernel}.mem.jsonl")
     if not os.path.exists(jpath):
         return {}
-    with open(jpath) as f:
-        js = [json.loads(line) for line in f if line.strip()]
+    js = read_jsonl(jpath)
     wins = read_windows(os.path.join(raw, f"{kernel}.insn-count.txt"))
     if len(wins) != len(js) or any(w.mem is None for w in wins):
         raise ValueError(f"{kernel}: {len(wins)} plugin windows with the cache model "
@@ -56,7 +54,7 @@ def l1d_medians(raw, kernel):
     runs = {}
     for w, j in zip(wins, js):
         runs.setdefault((cell_name(j) + "-l1d", j["ring"]), []).append(w.mem["kernel"][1] / j["ops"])
-    return {k: (statistics.median(v), min(v), max(v), len(v)) for k, v in runs.items()}
+    return {k: med_min_max_n(v) for k, v in runs.items()}
 
 
 def medians(path):
@@ -66,7 +64,7 @@ def medians(path):
             if line.strip():
                 j = json.loads(line)
                 runs.setdefault((cell_name(j), j["ring"]), []).append(j["ns_per_op"])
-    return {k: (statistics.median(v), min(v), max(v), len(v)) for k, v in runs.items()}
+    return {k: med_min_max_n(v) for k, v in runs.items()}
 
 
 def pair(base, pat, cell, ring):
@@ -110,8 +108,8 @@ def read_reference(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run")
-    ap.add_argument("--thresholds", default=os.path.join(HERE, "thresholds"))
-    ap.add_argument("--reference", default=os.path.join(HERE, "reference.csv"))
+    ap.add_argument("--thresholds", default=os.path.join(RULES, "thresholds"))
+    ap.add_argument("--reference", default=os.path.join(RULES, "reference.csv"))
     ap.add_argument("--write-reference", metavar="FILE")
     a = ap.parse_args()
 
