@@ -139,7 +139,9 @@ if printf '%s\n' "${cells[@]}" | grep -q '^[456]|'; then
 	fi
 fi
 
-# a cell's name as the report gives it (uringlab/cells.py name)
+# a cell's base name as uringlab/cells.py name begins it: a filter or
+# task cell's failed step is named after its base cell (its -F, -S, -J or
+# variant are in micro.log)
 cell_label() {
 	case " $2 " in
 	*" -R "*) echo "$1 N=$(sed -n 's/.*-R \([0-9]*\).*/\1/p' <<<"$2")" ;;

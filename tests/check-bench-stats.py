@@ -13,7 +13,7 @@ known (TAP, host only, no guest):
 - plots/draw.sh draws throughput.png and overhead.png, and uringlab.report
   writes the boots section with the rounds each verdict took.
 
-Run with PYTHONPATH at the lab root (make test-harness exports it); the
+Run with PYTHONPATH at the lab root (tests/run.sh, under make test, has it); the
 modules it runs get the same PYTHONPATH, from this file's place.
 """
 import csv

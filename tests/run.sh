@@ -163,7 +163,7 @@ fi
 # (make test-debug: beside make test's kernels, whose boots it follows)
 vk=()
 if [ "${HOST_CHECKS:-1}" = 0 ]; then
-	for k in baseline patched upstream; do
+	for k in $LAB_KERNELS; do
 		[ -f "$build/vm/test-$k.tap" ] && vk+=("$k")
 	done
 fi

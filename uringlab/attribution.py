@@ -293,7 +293,7 @@ def main():
     run = os.path.abspath(sys.argv[1])
     kernels = traced_kernels(run)
     if not kernels:
-        sys.exit(f"attribute: no insn-count.txt and windows.jsonl under {run}/raw")
+        sys.exit(f"attribution: no insn-count.txt and windows.jsonl under {run}/raw")
     out = os.path.join(run, "trace")
     os.makedirs(out, exist_ok=True)
 
@@ -307,7 +307,7 @@ def main():
         windows = read_windows(os.path.join(raw, "insn-count.txt"))
         runs = read_jsonl(os.path.join(raw, "windows.jsonl"))
         if len(windows) != len(runs):
-            sys.exit(f"attribute: {k}: {len(windows)} plugin windows but "
+            sys.exit(f"attribution: {k}: {len(windows)} plugin windows but "
                      f"{len(runs)} ringbench runs: the two cannot be paired")
         ctxs, ctx_size = ring_contexts(raw)
         for win, j in zip(windows, runs):
@@ -319,7 +319,7 @@ def main():
                 mem_per.setdefault((k, cell, ring), []).append(
                     mem_by_function(win, *symbols[k], ops))
             if sum(counts.values()) != kern:
-                sys.exit(f"attribute: {k}: a window's addresses do not add up to its total")
+                sys.exit(f"attribution: {k}: a window's addresses do not add up to its total")
             plugin = (user + kern) / ops
             win_rows.append([k, cell, ring, j.get("rep", ""), ops, fmt(j["ns_per_op"]),
                              fmt(plugin), fmt(plugin - j["ns_per_op"]),

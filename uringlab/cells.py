@@ -59,9 +59,13 @@ def trace_order(key):
     """The trace report's (cell, kernel, ring) order: workloads
     alphabetically, then the number, then the filter. Not sort_key's
     order: the trace tables have always been sorted this way. The number
-    is the base cell's: "nop b=32 F=real" once crashed the report."""
+    is the base cell's first parameter: "nop b=32 F=real" once crashed
+    the report, and "nop b=32 task" would have."""
     base, f = split(key[0])
-    return (base.split()[0], int(base.split("=")[-1]) if "=" in base else 0, f, key[1], key[2])
+    w, _, p = base.partition(" ")
+    first, _, variant = p.partition(" ")
+    n = int(first.split("=")[1]) if "=" in first else 0
+    return (w, n, variant, f, key[1], key[2])
 
 
 def is_task(name):

@@ -25,15 +25,36 @@ def exists(run, *patterns):
 
 def stage(what, cmd):
     """One stage in its own process, as it runs by hand (python3 -m
-    uringlab.MODULE RUN): its traceback and exit status stay its own."""
+    uringlab.MODULE RUN): its traceback and exit status stay its own.
+    The hash seed is pinned: attribution sums and sorts sets of function
+    names, whose order would otherwise move ties and last digits between
+    two renders of the same data."""
     print(f"[render] {what}", flush=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=os.pathsep.join(
         p for p in (LAB, os.environ.get("PYTHONPATH")) if p))
     return subprocess.run(cmd, env=env).returncode == 0
 
 
 def module(name, run):
     return [sys.executable, "-m", f"uringlab.{name}", run]
+
+
+def warn_rebuilt(run, kernel):
+    """The hot listings, the filter phases and mca disassemble the
+    current build's vmlinux (plugin.vmlinux): say so when it is not the
+    kernel the run traced."""
+    def stamp(path):
+        try:
+            with open(path) as f:
+                return f.read()
+        except OSError:
+            return None
+    ran = stamp(os.path.join(run, "env", f"{kernel}.build-stamp"))
+    now = stamp(os.path.join(LAB, "build", "out", kernel, ".lab-stamp"))
+    if ran is not None and ran != now:
+        print(f"[render] warning: build/out/{kernel} is not the kernel this run traced "
+              "(build stamps differ): hot-*.txt, filter-phases.csv and mca.csv "
+              "disassemble the current build", flush=True)
 
 
 def render(run, until=None):
@@ -43,7 +64,10 @@ def render(run, until=None):
     # gets its tables even when every cell failed
     if exists(run, "bench.env", "raw/*/micro.jsonl", "raw/*/micro.jsonl.part"):
         ok &= stage("summarizing bench", module("bench_summary", run))
-    if traced_kernels(run):
+    traced = traced_kernels(run)
+    for k in traced:
+        warn_rebuilt(run, k)
+    if traced:
         ok &= stage("attributing", module("attribution", run))
         if shutil.which("llvm-mca"):
             ok &= stage("estimating cycles with llvm-mca", module("mca", run))
@@ -67,6 +91,9 @@ def main():
     a = ap.parse_args()
     if not os.path.isdir(os.path.join(a.run, "raw")):
         sys.exit(f"render: {a.run} is not a run folder (no raw/)")
+    # a gate run has a verdict, not a report
+    if os.path.exists(os.path.join(a.run, "check.env")):
+        sys.exit(f"render: {a.run} is a make check run: python3 -m uringlab.gate {a.run}")
     return 0 if render(a.run, a.until) else 1
 
 

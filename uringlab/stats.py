@@ -133,3 +133,10 @@ def compare(a, b, rng, same_boot=False):
 def med_min_max_n(v):
     """(median, min, max, n) of a non-empty list: the gate's figure."""
     return statistics.median(v), min(v), max(v), len(v)
+
+
+def upper_median(vals):
+    """The middle value, the upper one of an even count: what the reports
+    have always printed (not statistics.median, which averages the two)."""
+    vals = sorted(vals)
+    return vals[len(vals) // 2] if vals else None

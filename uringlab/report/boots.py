@@ -1,6 +1,7 @@
 """report/boots.py: wall-clock mode's boots section (bench_summary's
 boots.csv, rounds.csv and power.csv)."""
 from uringlab.report.text import ci_text, verdict
+from uringlab.stats import upper_median
 
 
 def section(rf, kernels, boots, unit):
@@ -16,7 +17,7 @@ def section(rf, kernels, boots, unit):
     if spreads:
         spreads.sort()
         w(f"{boots} boots per kernel. The boots' medians of one cell and ring lay "
-          f"{spreads[len(spreads) // 2]:.3f} % apart (median over the {len(spreads)} cells × kernels × "
+          f"{upper_median(spreads):.3f} % apart (median over the {len(spreads)} cells × kernels × "
           f"rings; (max − min) / median), at most {spreads[-1]:.3f} %. Per cell in `boots.csv`.\n")
     nop = [r for r in power if r["cell"] == "nop b=32"]
     if nop:

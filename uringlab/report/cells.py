@@ -69,7 +69,7 @@ def section(ctx):
         w("")
         failed = [f for f in failures if len(f) > 3 and f[1].startswith(f"micro {c},")]
         if failed:
-            w(f"**Failed runs of this cell** (not in the figures above):\n")
+            w("**Failed runs of this cell** (not in the figures above):\n")
             for f in failed:
                 w(f"- `{f[0]}`, {f[1][len('micro ' + c) + 2:]}: {f[2]} (`{f[3]}`)")
             w("")
