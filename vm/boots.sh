@@ -44,6 +44,12 @@ boots_file() {
 	fi
 }
 
+# the whole run's failures once gathered: FAILURES in a run folder, the
+# boots' rows alone without one
+boots_failed() {
+	if [ -n "${BOOT_RUN:-}" ]; then echo "$BOOT_RUN/FAILURES"; else boots_file; fi
+}
+
 boots_start() {
 	boots_tag=$1 boots_noun=$2 boots_n=$3 boots_i=0
 	boots_t0=$(host_now)
@@ -128,9 +134,8 @@ boots_failures() {
 		else
 			rm -f "$BOOT_RUN/FAILURES.tmp"
 		fi
-		list=$BOOT_RUN/FAILURES
 	fi
-	[ ! -s "$list" ]
+	[ ! -s "$(boots_failed)" ]
 }
 
 # boots_end LINK WHAT [STATUS]: mark the run complete (results/LINK) --
@@ -138,14 +143,12 @@ boots_failures() {
 # then name what failed and return 1 (also when STATUS, the job's own
 # steps after the boots, is not 0), or say the run is done
 boots_end() {
-	local link=$1 what=$2 status=${3:-0} list
-	list=$(boots_file)
-	[ -n "${BOOT_RUN:-}" ] && list=$BOOT_RUN/FAILURES
+	local link=$1 what=$2 status=${3:-0}
 	if [ -n "${BOOT_RUN:-}" ]; then
 		run_close "$BOOT_RUN" "$link" || status=1
 		rm -f "$BOOT_RUN/.clock"
 	fi
-	if [ -s "$list" ] || [ "$status" != 0 ]; then
+	if [ -s "$(boots_failed)" ] || [ "$status" != 0 ]; then
 		echo "[$boots_tag] error: the run has failures; the report shows what was measured: $what" >&2
 		boots_list >&2
 		return 1
@@ -156,8 +159,7 @@ boots_end() {
 # boots_list: what failed, one line each, after a heading (nothing if none)
 boots_list() {
 	local list
-	list=$(boots_file)
-	[ -n "${BOOT_RUN:-}" ] && list=$BOOT_RUN/FAILURES
+	list=$(boots_failed)
 	[ -s "$list" ] || return 0
 	echo "[${boots_tag:-boots}] failed ($(wc -l <"$list")):"
 	cut -f1-3 "$list" | sed 's/\t/: /; s/\t/: /; s/^/  /'
