@@ -3,13 +3,17 @@
 # ring (bottom), in per cent, with the comparison's 95 % interval as error
 # bars and the value written on each bar (data = throughput.dat of
 # uringlab/bench_summary.py). A bar below zero is throughput lost. Called by
-# plots/draw.sh with: data (folder), out, term, sub, ci (how the interval
-# was made), has_base. The deny cell is not drawn: its "restricted" ring refuses
-# every SQE, a different operation, whose cost is in the report's tables.
+# plots/draw.sh with: data (folder), out, term, style, sub, ci (how the
+# interval was made), has_base. The deny cell's restricted ring refuses
+# every SQE: its bar is what a refusal costs over running the NOP.
 set terminal @term
 set output out
+load style
 # has_base (draw.sh): the run measured baseline; without it, the top only
-set multiplot layout (has_base ? 2 : 1),1 title "Restricted ring throughput, relative (%; bars: 95 % interval, ".ci.")\n".sub noenhanced
+f = data.'/throughput.dat'
+deny = system("grep -c '^.deny ' ".f) > 0
+set multiplot layout (has_base ? 2 : 1),1 title "Restricted ring throughput, relative (%; bars: 95 % interval, ".ci.")\n".sub. \
+	(deny ? "\ndeny: the restricted ring refuses every SQE (-EACCES), the unrestricted one runs the NOP" : "") noenhanced
 set style fill solid 0.85 border -1
 set grid ytics
 set xzeroaxis lt -1 lw 1
@@ -23,11 +27,10 @@ lab(v) = abs(v) < 0.005 ? "0.00" : sprintf("%+.2f", v)
 up(v) = v >= 0 ? lab(v) : ""
 down(v) = v < 0 ? lab(v) : ""
 top(v, c) = valid(c) ? column(c) : v
-f = data.'/throughput.dat'
 set ylabel "vs own unrestricted ring (%)"
 set title "restricted vs unrestricted ring, same kernel: what the check costs" noenhanced
-plot f using ($0-0.19):2:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patched', \
-	'' using ($0+0.19):5:(0.36) with boxes lc rgb '#d62728' title 'upstream', \
+plot f using ($0-0.19):2:(0.36):xtic(1) with boxes lc rgb kcol('patched') title 'patched', \
+	'' using ($0+0.19):5:(0.36) with boxes lc rgb kcol('upstream') title 'upstream', \
 	'' using ($0-0.19):3:(0):($4-$3) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
 	'' using ($0+0.19):6:(0):($7-$6) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
 	'' using ($0-0.19):(top($2, 4)):(up($2)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \
@@ -37,8 +40,8 @@ plot f using ($0-0.19):2:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patch
 if (!has_base) { unset multiplot; exit }
 set ylabel "vs baseline, unrestricted (%)"
 set title "restricted ring vs baseline's unrestricted ring: what a restricted ring costs over the unpatched kernel" noenhanced
-plot f using ($0-0.19):8:(0.36):xtic(1) with boxes lc rgb '#1f77b4' title 'patched', \
-	'' using ($0+0.19):11:(0.36) with boxes lc rgb '#d62728' title 'upstream', \
+plot f using ($0-0.19):8:(0.36):xtic(1) with boxes lc rgb kcol('patched') title 'patched', \
+	'' using ($0+0.19):11:(0.36) with boxes lc rgb kcol('upstream') title 'upstream', \
 	'' using ($0-0.19):9:(0):($10-$9) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
 	'' using ($0+0.19):12:(0):($13-$12) with vectors heads size screen 0.004,90 lc rgb 'black' notitle, \
 	'' using ($0-0.19):(top($8, 10)):(up($8)) with labels rotate by 90 left offset 0, 0.4 font ",7" notitle, \

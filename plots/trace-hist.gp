@@ -8,19 +8,22 @@ set terminal @term
 # the first line holds the titles, for every plot of the file
 set key autotitle columnhead
 set output out
-set title "bpftrace submit-latency.bt: io\\_submit\\_sqes() time per SQE, NOP batch 32\n".sub noenhanced
+load style
+set title "bpftrace submit-latency.bt: io_submit_sqes() time per SQE, NOP batch 32\n".sub noenhanced
 set style fill solid 0.85 border -1
 set xlabel 'bucket: '.unit.' per SQE (lower bound, bucket width 5)' noenhanced
-set ylabel '% of io\_submit\_sqes() calls'
+set ylabel '% of io_submit_sqes() calls' noenhanced
 set yrange [0:*]
 set offsets 0.5, 0.5, graph 0.15, 0
 set grid ytics
 set key outside right top noenhanced
-# columns from the first data row: the header's titles hold spaces
-nc = int(system("awk 'NR == 2 { print NF; exit }' ".data))
-nv = nc - 1
+# the titles ("patched restricted"): a bar's colour is its kernel's,
+# lighter for the unrestricted ring
+hdr = system("head -1 ".data)
+nv = words(hdr) - 1
+t(i) = word(hdr, i + 1)
 w = 0.8 / nv
 x(i) = $0 - 0.4 + w * (i - 0.5)
 plot data using 0:(0):xtic(1) with points ps 0 notitle, \
-	for [i=1:nv] data using (x(i)):(column(i + 1)):(w * 0.9) with boxes lc i title columnheader(i + 1), \
+	for [i=1:nv] data using (x(i)):(column(i + 1)):(w * 0.9) with boxes lc rgb kcol(kname(t(i))) fs solid kfill(t(i)) border -1 title columnheader(i + 1), \
 	for [i=1:nv] '' using (x(i)):(column(i + 1)):(sprintf("%.1f", column(i + 1))) with labels rotate by 90 left offset 0, 0.3 font ",7" notitle

@@ -166,18 +166,23 @@ def bpftrace(run, data):
     return len(rows)
 
 
-INSN_SERIES = [("patched: restricted - unrestricted", "patched: check"),
-               ("upstream: restricted - unrestricted", "upstream: check"),
-               ("patched - baseline: unrestricted", "patched - baseline"),
-               ("upstream - baseline: unrestricted", "upstream - baseline")]
+# a comparison of attribution.py as its column's title; the check first
+# (the picture's left panel), then what a kernel adds over baseline
+INSN_SERIES = [("{k}: restricted - unrestricted", "{k}: check"),
+               ("{k}: filtered - unrestricted", "{k}: filter"),
+               ("{k} - baseline: unrestricted", "{k} - baseline")]
+# a tic label the picture has room for
+INSN_LABEL = 24
 
 
 def insn(run, data):
     """trace-insn-CELL.dat: per function, the check's instructions per op
-    on each kernel (restricted - unrestricted ring) and each kernel's
-    unrestricted ring over baseline's. Every kernel the run measured has
-    its column, zero where attribution.py found no difference: a zero is a
-    result. The whole op ("[total]") comes first."""
+    on each kernel (restricted - unrestricted ring, or a filter cell's
+    filtered - unrestricted) and each kernel's unrestricted ring over
+    baseline's. Every comparison the cell has gets its column, zero where
+    attribution.py found no difference: a zero is a result. One the cell
+    does not have (upstream runs no filter) gets none. The whole op
+    ("[total]") comes first."""
     rows = RunFolder(run).read_csv(os.path.join("trace", "attribution.csv"))
     if not rows:
         return 0
@@ -187,14 +192,14 @@ def insn(run, data):
         for r in rows:
             if r["cell"] == cell:
                 per.setdefault(r["comparison"], {})[r["function"]] = float(r["delta_per_op"])
-        series = [(c, t) for c, t in INSN_SERIES if c.split(":")[0].split(" ")[0] in kernels_in(run)]
-        funcs = sorted({f for c, _ in series for f in per.get(c, {}) if f != "[total]"},
-                       key=lambda f: -max(abs(per.get(c, {}).get(f, 0)) for c, _ in series))[:8]
+        series = [(c.format(k=k), t.format(k=k)) for c, t in INSN_SERIES for k in kernels_in(run)
+                  if c.format(k=k) in per]
+        funcs = sorted({f for c, _ in series for f in per[c] if f != "[total]"},
+                       key=lambda f: -max(abs(per[c].get(f, 0)) for c, _ in series))[:8]
         lines = ["function " + " ".join(f'"{t}"' for _, t in series)]
         for fn in ["[total]"] + funcs:
-            # a tic label the picture has room for
-            label = fn if len(fn) <= 26 else fn[:25] + "…"
-            lines.append(f'"{label}" ' + " ".join(f"{per.get(c, {}).get(fn, 0):.3f}" for c, _ in series))
+            label = fn if len(fn) <= INSN_LABEL else fn[:INSN_LABEL - 1] + "…"
+            lines.append(f'"{label}" ' + " ".join(f"{per[c].get(fn, 0):.3f}" for c, _ in series))
         write_atomic(os.path.join(data, f"trace-insn-{cells.slug(cell)}.dat"), "\n".join(lines) + "\n")
         n += 1
     return n
