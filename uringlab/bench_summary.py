@@ -16,6 +16,10 @@
                     2 and 5 %
   RUN/fio.csv       per fio job x kernel x ring: IOPS and completion
                     latency percentiles (medians over repetitions)
+  RUN/samples.csv   every repetition's per-op figure (cell, kernel,
+                    ring, boot, rep), and RUN/fio-samples.csv every fio
+                    run's IOPS: what compare.py bootstraps, kept when a
+                    committed run keeps its tables and not raw/
   RUN/plots/data/   the same, shaped for gnuplot
 
 One boot (icount): a comparison is the ratio of the two sides' medians,
@@ -135,16 +139,20 @@ def load_micro(run):
     return samples, absent
 
 
-def load_fio(run):
+def load_fio(run, reps=None):
+    """{(job, kernel, ring): [fio's job dict]}; reps, if given, gets the
+    repetition of each, in the same order."""
     runs = {}  # (job, kernel, ring) -> [job dict]
     for path in sorted(glob.glob(os.path.join(run, "raw", "*", "fio", "*.json"))):
         kernel = kernel_of(os.path.basename(os.path.dirname(os.path.dirname(path))))
         # GROUP.RING.REP.json: one fio process, one or more jobs
-        _group, ring, _rep, _ = os.path.basename(path).rsplit(".", 3)
+        _group, ring, rep, _ = os.path.basename(path).rsplit(".", 3)
         with open(path) as f:
             d = json.load(f)
         for job in d["jobs"]:
             runs.setdefault((job["jobname"], kernel, ring), []).append(job)
+            if reps is not None:
+                reps.setdefault((job["jobname"], kernel, ring), []).append(rep)
     return runs
 
 
@@ -183,6 +191,12 @@ def main():
     run.write_csv("summary.csv",
                   ["cell", "kernel", "ring", "boots", "reps", "median_per_op", "min_per_op",
                    "max_per_op", "spread_pct", "median_ops_per_s", "boot_spread_pct"], rows)
+    # the figures as ringbench wrote them, unrounded: a bootstrap over
+    # them gives what one over raw/ would
+    run.write_csv("samples.csv", ["cell", "kernel", "ring", "boot", "rep", "per_op"],
+                  [[c, k, r, b, "" if rep is None else rep, repr(float(v))]
+                   for c in cells for k in kernels for r in RINGS
+                   for b, v, rep in samples.get((c, k, r), [])])
 
     comps = {}
     orows = []
@@ -211,8 +225,9 @@ def main():
                                     "spread_pct"], brows)
         write_rounds(run, samples, cells, kernels, comps)
 
-    fio = load_fio(run.path)
-    frows = []
+    fio_reps = {}
+    fio = load_fio(run.path, fio_reps)
+    frows, fsamples = [], []
     order = kernels + sorted({k for _j, k, _r in fio} - set(kernels))
     for (job, k, r) in sorted(fio, key=lambda x: (x[0], order.index(x[1]), RINGS.index(x[2]))):
         js = fio[(job, k, r)]
@@ -224,9 +239,11 @@ def main():
             pcts.append(fmt(statistics.median(vals), 0) if vals else "")
         frows.append([job, k, r, len(js), fmt(statistics.median(iops), 1),
                       fmt(min(iops), 1), fmt(max(iops), 1)] + pcts)
+        fsamples += [[job, k, r, rep, repr(float(x))] for rep, x in zip(fio_reps[(job, k, r)], iops)]
     run.write_csv("fio.csv",
                   ["job", "kernel", "ring", "reps", "iops_median", "iops_min", "iops_max",
                    "clat_p50_ns", "clat_p90_ns", "clat_p99_ns", "clat_p99.9_ns"], frows)
+    run.write_csv("fio-samples.csv", ["job", "kernel", "ring", "rep", "iops"], fsamples)
 
     write_plot_data(run, cells, comps, fio)
 

@@ -1,7 +1,5 @@
 """report/cells.py: one table per microbenchmark cell (summary.csv and
-overhead.csv), with its failed runs, and the bench plots."""
-import os
-
+overhead.csv), with its failed runs."""
 from uringlab import cells as cellnames
 from uringlab.numfmt import num
 from uringlab.report.text import ci_text, verdict
@@ -10,7 +8,7 @@ from uringlab.report.text import ci_text, verdict
 def section(ctx):
     out = []
     w = out.append
-    run, summary, overhead, kernels = ctx.run, ctx.summary, ctx.overhead, ctx.kernels
+    summary, overhead, kernels = ctx.summary, ctx.overhead, ctx.kernels
     cells, failures, boots, unit, kl, cl = \
         ctx.cells, ctx.failures, ctx.boots, ctx.unit, ctx.kl, ctx.cl
     w("## Microbenchmarks (`bench/ringbench`)\n")
@@ -90,12 +88,4 @@ def section(ctx):
                 w(f"| {cl(r['comparison'])} | {float(r['delta_pct']):+.3f} % | "
                   f"{ci_text(r)} | {float(r['delta_per_op']):+.2f} |")
             w("")
-
-    w("## Plots\n")
-    for name, caption in (("throughput", "each kernel's restricted ring's throughput relative to "
-                                         "its unrestricted ring and to baseline's, per cell, with "
-                                         "95 % intervals"),
-                          ("overhead", "the restriction check's cost against NOP batch size")):
-        if os.path.exists(os.path.join(run, "plots", f"{name}.png")):
-            w(f"![{caption}](plots/{name}.png)\n")
     return out

@@ -38,7 +38,9 @@ class Context:
                 c = f[1][len("micro "):].split(",")[0]
                 if c not in self.cells:
                     self.cells.append(c)
+        self.filters = read_csv_file(os.path.join(run, "filters.csv"))
         self.suspect = set()  # kernels whose figures are suspect (health.py)
+        self.suspect_why = {}  # and why, per kernel
 
     def kl(self, k):
         return f"{k} ⚠" if k in self.suspect else k

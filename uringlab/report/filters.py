@@ -1,5 +1,5 @@
 """report/filters.py: the BPF filters section (bench_summary's
-filters.csv, issue 17)."""
+filters.csv)."""
 from uringlab.numfmt import num
 
 
@@ -26,7 +26,7 @@ def section(rows, unit, icount, kl):
     if not rows:
         return []
     per = "instructions per op (icount: 1 ns = 1 instruction)" if icount else "ns per op"
-    out = ["## BPF filters side by side (IORING_REGISTER_BPF_FILTER, issue 17)\n",
+    out = ["## BPF filters side by side (IORING_REGISTER_BPF_FILTER)\n",
            f"Per cell, what each way of checking an SQE costs, in {per}: the median of the "
            "check's ring, and what the check adds to the same kernel's unrestricted ring in the "
            "same run (95 % interval). Filters exist on patched only (patches 0013, 0014); "

@@ -1,5 +1,5 @@
-"""report/fio.py: the fio section, and why NVMe has no figures under
-icount."""
+"""report/fio.py: the fio section of the appendix, and nvme_note(): why
+NVMe has no figures under icount (caveats.py says it)."""
 import glob
 import os
 
@@ -9,10 +9,9 @@ from uringlab.numfmt import num
 def section(ctx):
     out = []
     w = out.append
-    run, fio, nvme, failures, icount, kl = \
-        ctx.run, ctx.fio, ctx.nvme, ctx.failures, ctx.icount, ctx.kl
+    run, fio, failures, icount, kl = ctx.run, ctx.fio, ctx.failures, ctx.icount, ctx.kl
     failed_fio = [f for f in failures if len(f) > 3 and f[1].startswith("fio ")]
-    if fio or failed_fio or nvme:
+    if fio or failed_fio:
         w("## fio (`fio-jobs/`)\n")
     if failed_fio:
         w("**Failed fio runs** (not in the figures below):\n")
@@ -34,16 +33,14 @@ def section(ctx):
               f"{num(r['iops_median'], 0)} ({num(r['iops_min'], 0)} .. {num(r['iops_max'], 0)}) | "
               + " | ".join(lat) + " |")
         w("")
-        w("Caveats: fio 3.33 does not time SQPOLL submissions (its clat for "
-          "`*-sqpoll` jobs is its overflow bucket, not a latency; read the "
-          "IOPS)." + ("" if icount else " The emulated NVMe disk completes on QEMU's I/O "
-                      "thread: its figures depend on the host.") + "\n")
-    if nvme:
-        out.extend(nvme_note(nvme))
-    if fio:
+        w("What fio's figures cannot tell (SQPOLL's latency, the NVMe disk) is under "
+          "Caveats.\n")
+    # under icount a latency is instructions between two clock reads, which
+    # the IOPS already give; the pictures are wall clock's
+    if fio and not icount:
         for f in sorted(glob.glob(os.path.join(run, "plots", "fio-*.png"))):
             job = os.path.basename(f)[4:-4]
-            if icount and job.startswith("nvme-"):
+            if job == "iops":
                 continue
             w(f"![fio {job} latency percentiles](plots/{os.path.basename(f)})\n")
     return out
@@ -63,7 +60,7 @@ def nvme_note(nvme):
                 f"{float(worst['iops_max']):,.0f} ({worst['job']}, {worst['kernel']}, {worst['ring']})")
     return [
         f"**NVMe: run, not reported.** The {njobs} NVMe job{'s' if njobs > 1 else ''} ran "
-        f"({runs} fio runs over all kernels and rings; failures, if any, are listed above), "
+        f"({runs} fio runs over all kernels and rings; failures, if any, are listed under fio), "
         "so the driver, its MSI-X vectors and io_uring's block path were exercised. Their "
         "figures are left out under icount because they time the host, not the kernel: QEMU "
         "reads the disk image on its I/O thread in host time while the idle guest's clock, "

@@ -1,25 +1,32 @@
-"""report/header.py: the report's title, the environment table (what
-produced the run) and the metric paragraph."""
+"""report/header.py: the report's title (the run folder's name and one
+line on what produced it), the environment table and the metric
+paragraph, which close the report."""
 import os
 
 from uringlab.runfolder import kernel_of, read_env_file as read_env
 
 
 def title(ctx):
-    out = []
-    w = out.append
-    run = ctx.run
+    host = ctx.host
+    accel = host.get("accel", "?") + (f" (`-icount {host.get('icount')}`)" if ctx.icount else "")
+    when = f"{accel}, started {host.get('date', '?')}"
+    settings = host.get("settings", "").strip()
+
+    def made(by):
+        return f"Produced by `{by}{' ' + settings if settings else ''}` on {when}"
     if ctx.bench:
-        w(f"# Benchmark report: {os.path.basename(run)}\n")
-        w("What the io_uring ring-restriction checks cost on the submission path, "
-          "per op, against the unpatched baseline. Produced by `make bench`; "
-          "every figure below was measured in this run.\n")
+        line = (made("make bench") + ": what the io_uring ring-restriction checks cost per "
+                "op against the unpatched baseline. Every figure was measured in this run.")
+    elif ctx.traced:
+        line = (made("make trace") + ": where the io_uring ring-restriction checks spend "
+                "their instructions, function by function. Every figure was measured in "
+                "this run.")
+    elif os.path.exists(os.path.join(ctx.run, "check.env")):
+        line = (f"Produced by `make check` on {when}: its verdict is `GATE.txt` "
+                "(`python3 -m uringlab.gate`), not this report.")
     else:
-        w(f"# Trace report: {os.path.basename(run)}\n")
-        w("Where the io_uring ring-restriction checks spend their instructions, "
-          "function by function, per kernel. Produced by `make trace`; every "
-          "figure below was measured in this run.\n")
-    return out
+        line = f"Run on {when}."
+    return [f"# {os.path.basename(ctx.run)}\n", line + "\n"]
 
 
 def environment(ctx):

@@ -55,6 +55,46 @@ def _model(run):
     return "?"
 
 
+def summary(run):
+    """The trace report's opening: per comparison of attribution.csv, its
+    total on NOP batch 32 and its range over the cells; a BPF filter's
+    phases; the cache model's largest difference. [] without
+    attribution.csv."""
+    tot = [r for r in _csv(run, "attribution.csv") if r["function"] == "[total]"]
+    if not tot:
+        return []
+    out = ["## Summary\n",
+           "Every guest instruction of ringbench's timed window, per op, as the plugin "
+           "counted it (b − a, medians over the repetitions):\n"]
+    w = out.append
+    for comp in _distinct(tot, lambda r: r["comparison"]):
+        rows = {}
+        for r in tot:
+            if r["comparison"] == comp:
+                rows.setdefault(r["cell"], float(r["delta_per_op"]))
+        lo, hi = min(rows, key=rows.get), max(rows, key=rows.get)
+        nop = f"{rows['nop b=32']:+.2f} on nop b=32; " if "nop b=32" in rows else ""
+        w(f"- **{comp}**: {nop}" + (f"{rows[lo]:+.2f} ({lo}) .. {rows[hi]:+.2f} ({hi}) over "
+                                    f"{len(rows)} cells" if len(rows) > 1 else
+                                    f"{rows[lo]:+.2f} ({lo})") + ".")
+    phases = _csv(run, "filter-phases.csv")
+    cells = _distinct(phases, lambda r: r["cell"])
+    if cells:
+        c = "nop b=32 F=real" if "nop b=32 F=real" in cells else cells[0]
+        ph = [r for r in phases if r["cell"] == c]
+        w(f"- **A BPF filter's instructions, {c}**: "
+          + ", ".join(f"{r['phase']} {float(r['delta_per_op']):+.2f}" for r in ph)
+          + f" (total {float(ph[0]['total_delta_per_op']):+.2f}).")
+    mem = [r for r in _csv(run, "memory-attribution.csv")
+           if r["function"] == "[total]" and r["measure"] == "L1D misses"]
+    if mem:
+        big = max(mem, key=lambda r: abs(float(r["delta"])))
+        w(f"- **Cache model**: the largest difference in modelled L1D misses per op is "
+          f"{float(big['delta']):+.2f} ({big['comparison']}, {big['cell']}).")
+    w("")
+    return out
+
+
 def section(run):
     """REPORT.md lines."""
     out = []
@@ -254,7 +294,7 @@ def filter_phases(run):
         return []
     out = []
     w = out.append
-    w("### Where a BPF filter's instructions go (issue 17)\n")
+    w("### Where a BPF filter's instructions go\n")
     w("Filtered ring minus unrestricted ring on patched (`ringbench -r 2 -F ...`), "
       "instructions per op, by phase: **entry** (the opcode table sends the SQE to "
       "`io_init_req_slow()`, then the rest of its init in `io_init_req_filtered()` "
