@@ -1,38 +1,73 @@
 # uring-restrict-lab: what do io_uring's ring restrictions cost?
 # `make help` lists the targets. Settings a user may change:
 
-# KERNEL: the kernel of make vm and make kernel (baseline, patched, upstream,
-# or any other branch of build/linux)
+# Settings. Every `#%` line is make help's text for a variable, and every
+# `#@` line above a target is its entry, group and variables: make help
+# prints them (uringlab/makehelp.py) and make test fails when a target, or
+# a variable a lab script reads, has none.
+#% KERNEL: the kernel of make vm and make kernel: baseline, patched, upstream, or any
+#%   other branch of build/linux (default patched)
 KERNEL  ?= patched
-# KERNELS: the kernels make test, make kernels and make bench use
+#% KERNELS: the kernels make test, kernels, bench and trace use, in order
 KERNELS ?= baseline patched upstream
-# DEBUG=1: make test also builds and tests SANITIZE, kernels with the
-# sanitizers of kernel-patches/debug.config (KASAN, UBSAN, lockdep,
-# kmemleak); make test-debug tests them alone. SANITIZE: patched-debug (CI's
-# per-submission set); make test-debug-full adds upstream-debug
+#% DEBUG: 1: make test also builds and tests SANITIZE
 DEBUG   ?= 0
+#% SANITIZE: the sanitizer kernels (kernel-patches/debug.config: KASAN, UBSAN, lockdep,
+#%   kmemleak): patched-debug; make test-debug-full adds upstream-debug
 SANITIZE ?= patched-debug
 DEBUG_KERNELS := $(if $(filter 1,$(DEBUG)),$(SANITIZE))
-# ACCEL: auto probes KVM with a short boot and falls back to TCG; kvm; tcg
+#% ACCEL: auto (probe KVM with a short boot, else TCG), kvm, tcg
 ACCEL   ?= auto
-# ICOUNT=1: TCG with -icount shift=0,sleep=off (instructions, not time);
-# empty: off for make test and make vm, on for make bench when TCG is used
+#% ICOUNT: 1: TCG with -icount shift=0,sleep=off (instructions, not time); 0: off;
+#%   empty: on for make bench under TCG, off for make test and make vm
 ICOUNT  ?=
-# QUICK=1: make bench runs a short matrix (11 cells, 3 repetitions, 3 fio jobs)
+#% QUICK: 1: make bench's short matrix (24 cells, 3 repetitions, 3 fio jobs)
+#%   instead of 39 cells, 5 repetitions and 9 fio jobs
 QUICK   ?= 0
-# BOOTS: make bench's boots per kernel, interleaved across kernels; empty:
-# 1 under icount, and in wall-clock mode (KVM, or ICOUNT=0) the default of
-# bench/run.sh, from the README's power analysis
+#% BOOTS: make bench's boots per kernel, interleaved across kernels (empty: 1 under
+#%   icount; in wall-clock mode bench/run.sh's default, from the power analysis)
 BOOTS   ?=
-# RUN: the results folder make plots and make report work on
+#% RUN: the run folder make report, plots and reference read (default results/latest);
+#%   for make bench, trace and check: the folder to write (default a new one)
 RUN     ?= results/latest
-# TIMEOUT: hard limit in seconds for one guest boot (empty: 600, and 3600
-# for make bench, whose boots also end after IDLE_TIMEOUT seconds, 300,
-# without console output)
+#% TIMEOUT: hard limit in seconds for one guest boot (600; make bench 3600)
 TIMEOUT ?=
+#% IDLE_TIMEOUT: make bench ends a boot after this many seconds without console
+#%   output (300)
 IDLE_TIMEOUT ?=
-# JOBS: parallel compile jobs
+#% JOBS: parallel compile jobs (nproc + 1)
 JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
+#% REPS: repetitions per cell (make bench 5, QUICK 3; make check 5)
+#% FIO_REPS: repetitions per fio job (2; QUICK 1)
+#% FIO: 0: make bench without the fio jobs
+#% CELLS: make bench's cells, a subset by name: CELLS="nop deny"
+#% FIO_JOBS: fio-jobs/ to run, by name: FIO_JOBS="nullb-qd1-reg"
+#% RINGS: ring counts of the many-rings cells ("1 64 1024")
+#% OPS_SCALE: ops per run times N (wall-clock default 20, icount 1)
+#% SMP: guest CPUs (2; 1 under icount and TCG wall-clock)
+#% MEM: guest memory (2G)
+#% VERBOSE: 1: make vm shows the kernel's boot messages
+#% STEP_LIMIT: seconds of host time one benchmark step may take in the guest (60)
+#% FIO_LIMIT: seconds of host time one fio process may take (180)
+#% TRACE_REPS: make trace's repetitions per cell (3)
+#% TRACE_PARTS: what make trace runs, a subset of "insn bpftrace perf"
+#% CACHE: 1: the insn-count plugin's cache model (default); 0: off
+#% CACHE_GEOMETRY: the cache model's geometry, e.g. "l1d=32:8,l2=1280:10"
+#%   (default one Golden Cove core)
+#% DIFF_SEED: the differential's random stream (1)
+#% DIFF_POLICIES: the differential's cases on production kernels (10000)
+#% DIFF_DEBUG_POLICIES: its cases on sanitizer kernels (2000)
+#% STRESS_SECONDS: seconds per stress test (10)
+#% FUZZ_SEED: make fuzz's random stream (default: the time)
+#% FUZZ_SQES: make fuzz's SQEs (a million)
+#% MINIMISE: 0: make diff-sensitivity does not minimise what it catches
+#% A: make compare's first run (before)
+#% B: make compare's second run (after)
+#% TOLERANCE: make compare fails when a cell moved by more than this many %
+#% internal: BUILD VM_OUT PLUGIN RINGBENCH BENCH_HANG WRITE_REFERENCE HOST_CHECKS
+#%   GATE_PART BOOT_FAILURES BOOT_LOGS BOOT_RUN BOOT_STEPS FUNC PERF_FREQ BENCH_BOOT
+#%   BENCH_CLOCK_FILE BENCH_KERNEL LAB_STEP_PORT PROGRESS_TAG PYTHONPATH TERM HANG_IDLE
+#%   CHECK_REFERENCE_SELFTEST
 
 BUILD   := $(CURDIR)/build
 export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK BOOTS
@@ -54,52 +89,16 @@ BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
 	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
-	check-patches check check-reference bench bench-bin plugin trace plots report clean distclean
+	check-patches check check-reference bench bench-bin plugin trace plots report compare reference \
+	docs clean distclean
 
+#@ maintain help: this list
 help:
-	@echo 'uring-restrict-lab targets:'
-	@echo '  make bench          build kernels and benchmarks, run the matrix in each kernel,'
-	@echo '                      write results/<time>-<accel>/ with REPORT.md (QUICK=1: short;'
-	@echo '                      ICOUNT=0 or KVM: wall-clock mode, BOOTS interleaved boots per kernel)'
-	@echo '  make bench-bin      build ringbench and the uring-restrict wrapper'
-	@echo '  make check          regression gate: baseline and patched under TCG icount, fails when'
-	@echo '                      a cell passes bench/gate/thresholds or leaves bench/gate/reference.csv'
-	@echo '  make check-reference  rewrite bench/gate/reference.csv from a gate run'
-	@echo '  make trace          boot each kernel under TCG icount with the insn-count QEMU'
-	@echo '                      plugin, run bpftrace and perf in it: results/<time>-tcg-icount-trace/'
-	@echo '                      with per-function attribution and REPORT.md'
-	@echo '  make plugin         build the insn-count QEMU plugin (tracing/insn-count.c)'
-	@echo '  make plots          rewrite RUN'"'"'s CSV tables and pictures (PNG, SVG) from its raw data'
-	@echo '  make report         rewrite RUN'"'"'s CSV tables, pictures and REPORT.md (a bench or trace run)'
-	@echo '  make test           build kernels and tests, run the tests in each kernel'
-	@echo '                      (DIFF_SEED=N DIFF_POLICIES=N: another differential stream;'
-	@echo '                      DEBUG=1: also the sanitizer kernel patched-debug)'
-	@echo '  make test-debug     build patched-debug (KASAN, UBSAN, lockdep, kmemleak) and run the'
-	@echo '                      tests in it, its 2,000-case differential against make test'"'"'s upstream'
-	@echo '  make test-debug-full  patched-debug and upstream-debug, 10,000-case differential between them'
-	@echo '  make test-harness   the bench harness'"'"'s self-tests: a hung step and boot, wall-clock boots'
-	@echo '  make phases         the phase table of the last CI run (.ci/run: build/ci-phases.tsv)'
-	@echo '  make fuzz           the differential test, long: a million SQEs on patched and upstream'
-	@echo '                      (FUZZ_SEED=N FUZZ_SQES=N); a difference is printed and minimised'
-	@echo '  make diff-sensitivity  build each bug of tests/planted/ into patched: the differential'
-	@echo '                      must catch every one (about 26 min; MINIMISE=0: no minimising)'
-	@echo '  make kselftest-sensitivity  build each bug of tests/planted-kselftest/ into patched:'
-	@echo '                      the task-restrict or bpf-filter case it names must fail (2 min each)'
-	@echo '  make kernels        build baseline, patched and upstream kernels'
-	@echo '  make debug-kernels  build SANITIZE (patched-debug; sanitizers, from build/linux-debug)'
-	@echo '  make kernel         build one kernel (KERNEL=...)'
-	@echo '  make vm             interactive shell in a guest running KERNEL'
-	@echo '  make check-patches  checkpatch.pl --strict on every patch'
-	@echo '  make tree           extract the Debian tree and apply the series'
-	@echo '  make deps           install the Debian packages the lab needs (deps-build: for kernels;'
-	@echo '                      deps-tools: bpftrace, perf, llvm)'
-	@echo '  make clean          remove kernel builds (keeps tree and ccache)'
-	@echo '  make distclean      remove the whole build folder'
-	@echo 'settings: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL) ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto)'
-	@echo '          RUN=$(RUN) TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300)) JOBS=$(JOBS)'
-	@echo '  make bench also takes REPS FIO_REPS FIO=0 CELLS="nop deny" FIO_JOBS="nullb-qd1-reg"'
-	@echo '          OPS_SCALE (ops per run x N; wall-clock default 20) SMP (guest CPUs; TCG wall-clock: 1)'
-	@echo '          STEP_LIMIT FIO_LIMIT (seconds per guest step; see README "When something fails")'
+	@python3 -m uringlab.makehelp Makefile
+	@echo
+	@echo 'now: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL)'
+	@echo '     ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto) RUN=$(RUN) JOBS=$(JOBS)'
+	@echo '     TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300))'
 
 # install PACKAGES: install only what is missing, apt's lists refreshed
 # once if needed. Another apt at work (CI installs the guests' and tools'
@@ -116,15 +115,19 @@ endef
 
 # what building a kernel needs; deps: also what the guests and the tests
 # need; deps-tools: the tracing tools
+#@ build deps-build: install the Debian packages a kernel build needs
 deps-build:
 	$(call install,$(DEPS_BUILD))
 
+#@ build deps: install the Debian packages the guests and tests need (and deps-build's)
 deps: deps-build
 	$(call install,$(DEPS_RUN))
 
+#@ build deps-tools: install bpftrace, perf and llvm (and deps')
 deps-tools: deps
 	$(call install,$(DEPS_TOOLS))
 
+#@ build tree: extract Debian's tree into build/linux and apply the series as branches
 tree: deps-build
 	@kernel-patches/prepare-tree.sh
 
@@ -133,15 +136,21 @@ tree: deps-build
 # not make upstream, seeded from baseline, recompile nearly everything
 KERNEL_BUILD_ORDER = $(filter baseline,$(KERNELS)) $(filter upstream,$(KERNELS)) \
 	$(filter-out baseline upstream,$(KERNELS))
+#@ build kernels: build KERNELS
+#@ takes: KERNELS JOBS
 kernels: deps-build
 	@kernel-patches/build-kernel.sh $(KERNEL_BUILD_ORDER)
 
+#@ build kernel: build one kernel
+#@ takes: KERNEL JOBS
 kernel: deps-build
 	@kernel-patches/build-kernel.sh $(KERNEL)
 
+#@ maintain check-patches: checkpatch.pl --strict on every patch of the series
 check-patches: tree
 	@tests/check-patches.sh
 
+#@ build test-bin: build the tests
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
 	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order \
 	$(BUILD)/tests/bpf-filter $(BUILD)/tests/task-restrict
@@ -196,40 +205,63 @@ $(BUILD)/tests/restrictions: tests/restrictions.c tests/uring-test.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -luring
 
+#@ run vm: an interactive shell in a guest running KERNEL (the lab mounted at its own path)
+#@ takes: KERNEL ACCEL ICOUNT SMP MEM VERBOSE TIMEOUT
 vm: kernel deps
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
+#@ run test: build the kernels and tests, run the tests in each kernel
+#@ takes: KERNELS DEBUG SANITIZE DIFF_SEED DIFF_POLICIES DIFF_DEBUG_POLICIES STRESS_SECONDS ACCEL TIMEOUT JOBS
 test: kernels $(if $(DEBUG_KERNELS),debug-kernels) test-bin bench-bin plugin deps-tools
 	@tests/run.sh $(KERNELS) $(DEBUG_KERNELS)
 
 # the sanitizer kernels alone, the host checks left to make test; their
 # differential compares with make test's upstream answers
+#@ run test-debug: build the sanitizer kernels and run the tests in them; their differential
+#@   against make test's upstream answers
+#@ takes: SANITIZE DIFF_DEBUG_POLICIES STRESS_SECONDS TIMEOUT JOBS
 test-debug: debug-kernels test-bin bench-bin deps-tools
 	@HOST_CHECKS=0 tests/run.sh $(SANITIZE)
 
+#@ run test-debug-full: patched-debug and upstream-debug, 10,000 differential cases between them
+#@ takes: TIMEOUT JOBS
 test-debug-full:
 	@$(MAKE) --no-print-directory test-debug SANITIZE="patched-debug upstream-debug" DIFF_DEBUG_POLICIES=10000
 
+#@ maintain test-harness: the bench harness's self-tests: a hung step and boot, wall-clock boots
+#@ takes: KERNELS
 test-harness: kernels bench-bin
 	@tests/harness.sh $(word 2,$(KERNELS)) $(word 3,$(KERNELS))
 
+#@ inspect phases: the phase table of the last CI run (.ci/run)
 phases:
 	@.ci/phase.sh table $(BUILD)/ci-phases.tsv
 
+#@ maintain diff-sensitivity: build each bug of tests/planted/ into patched: the differential must
+#@   catch every one
+#@ takes: DIFF_SEED DIFF_POLICIES MINIMISE
 diff-sensitivity: kernels test-bin
 	@tests/diff-sensitivity.sh
 
+#@ maintain kselftest-sensitivity: build each bug of tests/planted-kselftest/ into patched: the test
+#@   it names must fail
 kselftest-sensitivity: kernels test-bin
 	@tests/kselftest-sensitivity.sh
 
+#@ run fuzz: the differential, long: a million SQEs on patched and upstream; a difference
+#@   is printed and minimised
+#@ takes: FUZZ_SEED FUZZ_SQES TIMEOUT JOBS
 fuzz: kernels test-bin
 	@tests/fuzz.sh
 
 # built from a checkout of their own (build/linux-debug): with no other
 # build in the main tree's way they can build while guests run (.ci/run)
+#@ build debug-kernels: build the sanitizer kernels (from build/linux-debug)
+#@ takes: SANITIZE JOBS
 debug-kernels: deps-build
 	@kernel-patches/build-kernel.sh $(SANITIZE)
 
+#@ build bench-bin: build ringbench and the uring-restrict wrapper
 bench-bin: $(BENCH_BIN)
 
 $(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h \
@@ -244,6 +276,7 @@ $(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
 # QEMU loads the plugin into itself: no guest libraries, only the host's.
 PLUGIN := $(BUILD)/tracing/insn-count.so
 CACHE_PROBE := $(BUILD)/tracing/cache-probe
+#@ build plugin: build the insn-count QEMU plugin and its cache probe
 plugin: $(PLUGIN) $(CACHE_PROBE)
 
 # the known access patterns the plugin's cache model is checked against
@@ -256,17 +289,28 @@ $(PLUGIN): tracing/insn-count.c tracing/qemu-plugin-7.2.h tracing/lab-marker.h |
 	$(CC) -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden -o $@ $<
 
 # The gate needs only the two kernels it compares.
+#@ run check: the regression gate: baseline and patched under TCG icount; fails when a cell
+#@   passes bench/gate/thresholds or leaves bench/gate/reference.csv
+#@ takes: REPS RUN TIMEOUT JOBS
 check: deps bench-bin plugin
 	@kernel-patches/build-kernel.sh baseline patched
 	@bench/gate/run.sh
 
+#@ maintain check-reference: rewrite bench/gate/reference.csv from a gate run
+#@ takes: REPS TIMEOUT JOBS
 check-reference: deps bench-bin plugin
 	@kernel-patches/build-kernel.sh baseline patched
 	@WRITE_REFERENCE=1 bench/gate/run.sh
 
+#@ run trace: boot each kernel under TCG icount with the insn-count plugin, bpftrace and perf:
+#@   results/<time>-tcg-icount-trace/, per-function attribution and REPORT.md
+#@ takes: KERNELS ACCEL TRACE_REPS TRACE_PARTS CACHE CACHE_GEOMETRY RUN TIMEOUT JOBS
 trace: kernels bench-bin plugin deps-tools
 	@KERNELS="$(KERNELS)" tracing/run.sh
 
+#@ run bench: build the kernels and benchmarks, run the matrix in each kernel: a new
+#@   results/<time>-<accel>/ with REPORT.md; inside a make vm guest, the running kernel
+#@ takes: KERNELS ACCEL ICOUNT QUICK BOOTS REPS FIO_REPS FIO CELLS FIO_JOBS RINGS OPS_SCALE SMP STEP_LIMIT FIO_LIMIT RUN TIMEOUT IDLE_TIMEOUT JOBS
 ifeq ($(IN_GUEST),1)
 bench: bench-bin
 	@bench/run.sh
@@ -277,14 +321,39 @@ endif
 
 # A run folder holds make bench's data, make trace's, or both: one
 # pipeline (uringlab/render.py) summarizes, draws and reports either.
+#@ inspect plots: rewrite RUN's tables and pictures only
+#@ takes: RUN
 plots:
 	@python3 -m uringlab.render $(RUN) --until draw
 
+#@ inspect report: rewrite RUN's tables, pictures and REPORT.md from its raw data
+#@ takes: RUN
 report:
 	@python3 -m uringlab.render $(RUN)
 
+#@ inspect compare: two bench runs side by side, per cell, with the 95 % interval of each change
+#@ takes: A B TOLERANCE
+A ?= results/reference
+B ?= results/latest
+compare:
+	@python3 -m uringlab.compare $(A) $(B) $(if $(TOLERANCE),--tolerance $(TOLERANCE))
+
+#@ maintain reference: make RUN the committed reference (results/reference, or
+#@   results/reference-trace for a trace run): a whole run only; REPORT.md, CSV, PNG, env
+#@ takes: RUN
+reference:
+	@python3 -m uringlab.reference $(RUN)
+
+# the files whose <!-- answers:begin --> blocks uringlab/answers.py writes
+ANSWER_FILES := README.md docs/results.md
+#@ maintain docs: rewrite the answer tables in README.md and docs/ from results/reference
+docs:
+	@python3 -m uringlab.answers results/reference $(ANSWER_FILES)
+
+#@ maintain clean: remove the kernel builds (keeps the tree and ccache)
 clean:
 	rm -rf $(BUILD)/out $(BUILD)/bzImage-* $(BUILD)/tests $(BUILD)/vm
 
+#@ maintain distclean: remove the whole build folder
 distclean:
 	rm -rf $(BUILD)

@@ -21,7 +21,7 @@ bin=$build/tests/restrictions
 phase() { "$lab/.ci/phase.sh" add "$1" "$2" "$(date +%s)" "$3"; }
 
 mkdir -p "$build/vm"
-echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics")"
+echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics, references, make help, report tables, answer tables")"
 t0=$(date +%s)
 taps=()
 if [ "${HOST_CHECKS:-1}" = 1 ]; then
@@ -41,6 +41,19 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	"$here/check-bench-stats.py" >"$build/vm/bench-stats.tap" 2>&1
 	count stats "$build/vm/bench-stats.tap" $?
 	taps+=("$build/vm/bench-stats.tap")
+	# the front door: the committed references describe this tree, the
+	# docs' answer tables are theirs, make help lists every target and
+	# variable, and the report's plain-text tables fit a mail
+	"$here/check-reference.sh" >"$build/vm/reference.tap" 2>&1
+	count reference "$build/vm/reference.tap" $?
+	python3 -m uringlab.makehelp "$lab/Makefile" --check >"$build/vm/help.tap" 2>&1
+	count help "$build/vm/help.tap" $?
+	"$here/check-textable.py" >"$build/vm/tables.tap" 2>&1
+	count tables "$build/vm/tables.tap" $?
+	python3 -m uringlab.answers "$lab/results/reference" --check "$lab/README.md" \
+		"$lab/docs/results.md" >"$build/vm/answers.tap" 2>&1
+	count answers "$build/vm/answers.tap" $?
+	taps+=("$build/vm/reference.tap" "$build/vm/help.tap" "$build/vm/tables.tap" "$build/vm/answers.tap")
 fi
 cat "${taps[@]}"
 phase "host checks$([ "${HOST_CHECKS:-1}" = 1 ] || echo ": config of $*")" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"

@@ -61,12 +61,24 @@ write_atomic() {
 	cat >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
 }
 
+# source_hashes: the hashes of what a kernel is built from, as host.env
+# records them; tests/check-reference.sh compares a committed reference's
+# with the tree's through the same lines
+source_hashes() {
+	local lab d
+	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	for d in baseline restrictions; do
+		echo "series_$d=$(cat "$lab/kernel-patches/$d/series" "$lab/kernel-patches/$d/"*.patch |
+			sha1sum | cut -c1-12)"
+	done
+	echo "lab_config=$(sha1sum "$lab/kernel-patches/lab.config" | cut -c1-12)"
+}
+
 # host_env ACCEL KERNELS SETTINGS-FILE: what produced a run's figures, as
 # KEY=VALUE lines for RUN/env/host.env (read by the reports and plots)
 host_env() {
-	local lab series
+	local lab
 	lab=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	series() { cat "$lab/kernel-patches/$1/series" "$lab/kernel-patches/$1/"*.patch | sha1sum | cut -c1-12; }
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "accel=$1"
 	echo "icount=$([ "$1" = tcg-icount ] && echo 'shift=0,sleep=off' || echo no)"
@@ -77,9 +89,7 @@ host_env() {
 	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "host_cpus=$(nproc)"
 	echo "lab_commit=$(git -C "$lab" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$lab" diff --quiet HEAD 2>/dev/null || echo -dirty)"
-	echo "series_baseline=$(series baseline)"
-	echo "series_restrictions=$(series restrictions)"
-	echo "lab_config=$(sha1sum "$lab/kernel-patches/lab.config" | cut -c1-12)"
+	source_hashes
 	echo "tree=$(dpkg-query -W -f='${Package} ${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
 	echo "fio=$(fio --version 2>/dev/null || echo missing)"
 	echo "liburing=$(dpkg-query -W -f='${Version}' liburing-dev 2>/dev/null || echo unknown)"
