@@ -64,6 +64,7 @@ JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 #% A: make compare's first run (before)
 #% B: make compare's second run (after)
 #% TOLERANCE: make compare fails when a cell moved by more than this many %
+#% FORCE: 1: make reference takes a run that is not whole (check-reference.sh says why)
 #% internal: BUILD VM_OUT PLUGIN RINGBENCH BENCH_HANG WRITE_REFERENCE HOST_CHECKS
 #%   GATE_PART BOOT_FAILURES BOOT_LOGS BOOT_RUN BOOT_STEPS FUNC PERF_FREQ BENCH_BOOT
 #%   BENCH_CLOCK_FILE BENCH_KERNEL LAB_STEP_PORT PROGRESS_TAG PYTHONPATH TERM HANG_IDLE
@@ -340,9 +341,9 @@ compare:
 
 #@ maintain reference: make RUN the committed reference (results/reference, or
 #@   results/reference-trace for a trace run): a whole run only; REPORT.md, CSV, PNG, env
-#@ takes: RUN
+#@ takes: RUN FORCE
 reference:
-	@python3 -m uringlab.reference $(RUN)
+	@python3 -m uringlab.reference $(RUN) $(if $(filter 1,$(FORCE)),--force)
 
 # the files whose <!-- answers:begin --> blocks uringlab/answers.py writes
 ANSWER_FILES := README.md docs/results.md

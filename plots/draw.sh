@@ -22,7 +22,7 @@ fi
 # every picture names what produced its figures
 env=$run/env/host.env
 accel=$(sed -n 's/^accel=//p' "$env")
-sub="$accel, QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd)")"
+sub="$accel, QEMU $(sed -n 's/^qemu=\([^ ]*\).*/\1/p' "$env"), $(sed -n 's/^tree=linux-source-6.1 //p' "$env") kernels, $(basename "$(cd "$run" && pwd -P)")"
 # make trace boots perf without icount (tracing/run.sh): its pictures name
 # the accelerator its boots recorded, host.env's perf_accel in older runs
 perf_accel=$(cat "$run"/env/*-perf.boot.env "$run"/env/*.perf-boot.env 2>/dev/null |

@@ -18,7 +18,8 @@ lab(v) = abs(v) < 0.005 ? "0.00" : sprintf("%+.2f", v)
 # the three series (patched, upstream, patched vs baseline) at one batch
 # can lie close: the highest is labelled above its point, the lowest
 # below, the middle one on the side of the wider gap
-ks = 'patched upstream baseline'
+# the third series is patched's too (against baseline): its colour, dashed
+ks = 'patched upstream patched'
 col(cs, i) = int(word(cs, i))
 v(cs, i) = column(col(cs, i))
 o(cs, i, j) = col(cs, (i + j - 1) % 3 + 1)
@@ -36,17 +37,17 @@ set ylabel 'per-op cost (%)'
 c = '2 6 10'
 plot f using 1:2 with linespoints lw 2 pt kpt('patched') lc rgb kcol('patched') title 'patched: restricted vs unrestricted', \
 	'' using 1:6 with linespoints lw 2 pt kpt('upstream') lc rgb kcol('upstream') title 'upstream: restricted vs unrestricted', \
-	'' using 1:10 with linespoints lw 2 pt kpt('baseline') lc rgb kcol('baseline') title 'patched vs baseline, unrestricted', \
+	'' using 1:10 with linespoints lw 2 dt 2 pt kptopen('patched') lc rgb kcol('patched') title 'patched vs baseline, unrestricted', \
 	'' using 1:3:(0):($4-$3) with vectors heads size screen 0.006,90 lw 1.5 lc rgb kcol('patched') notitle, \
 	'' using 1:7:(0):($8-$7) with vectors heads size screen 0.006,90 lw 1.5 lc rgb kcol('upstream') notitle, \
-	'' using 1:11:(0):($12-$11) with vectors heads size screen 0.006,90 lw 1.5 lc rgb kcol('baseline') notitle, \
+	'' using 1:11:(0):($12-$11) with vectors heads size screen 0.006,90 lw 1.5 lc rgb kcol('patched') notitle, \
 	for [i=1:3] '' using 1:col(c, i):(at(c, i, 1)) with labels offset 0, 1 font ",8" tc rgb kcol(word(ks, i)) notitle, \
 	for [i=1:3] '' using 1:col(c, i):(at(c, i, -1)) with labels offset 0, -1 font ",8" tc rgb kcol(word(ks, i)) notitle
 set ylabel 'extra '.unit.' per SQE' noenhanced
 c = '5 9 13'
 plot f using 1:5 with linespoints lw 2 pt kpt('patched') lc rgb kcol('patched') title 'patched: restricted vs unrestricted', \
 	'' using 1:9 with linespoints lw 2 pt kpt('upstream') lc rgb kcol('upstream') title 'upstream: restricted vs unrestricted', \
-	'' using 1:13 with linespoints lw 2 pt kpt('baseline') lc rgb kcol('baseline') title 'patched vs baseline, unrestricted', \
+	'' using 1:13 with linespoints lw 2 dt 2 pt kptopen('patched') lc rgb kcol('patched') title 'patched vs baseline, unrestricted', \
 	for [i=1:3] '' using 1:col(c, i):(at(c, i, 1)) with labels offset 0, 1 font ",8" tc rgb kcol(word(ks, i)) notitle, \
 	for [i=1:3] '' using 1:col(c, i):(at(c, i, -1)) with labels offset 0, -1 font ",8" tc rgb kcol(word(ks, i)) notitle
 unset multiplot

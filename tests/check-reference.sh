@@ -62,17 +62,27 @@ for run in "$@"; do
 done
 
 if [ "$selftest" = 1 ]; then
-	# the check must be able to fail: a reference one patch behind the tree
+	# the check must be able to fail, and for the right reason: two whole
+	# fixtures, one with the tree's hashes (must pass) and one a patch
+	# behind it (must fail its first case only, naming the command)
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	cp -r "$1" "$tmp/reference"
-	mkdir -p "$tmp/reference/env"
-	{ echo "$tree" | sed 's/^series_restrictions=.*/series_restrictions=000000000000/'; } \
-		>"$tmp/reference/env/host.env"
-	out=$(CHECK_REFERENCE_SELFTEST=0 "$0" "$tmp/reference")
-	rc=$?
-	verdict "$([ $rc != 0 ] && grep -q 'rerun: make bench' <<<"$out" && echo 1 || echo 0)" \
-		"a reference with another series hash fails, naming the command to rerun" \
-		"exit $rc, output: $(tr '\n' ' ' <<<"$out")"
+	for f in same behind; do
+		mkdir -p "$tmp/$f/env"
+		echo "$tree" >"$tmp/$f/env/host.env"
+		echo "lab_commit=0000000" >>"$tmp/$f/env/host.env"
+		echo "# fixture" >"$tmp/$f/REPORT.md"
+		: >"$tmp/$f/COMPLETE"
+	done
+	sed -i 's/^series_restrictions=.*/series_restrictions=000000000000/' "$tmp/behind/env/host.env"
+	same=$(CHECK_REFERENCE_SELFTEST=0 "$0" "$tmp/same")
+	same_rc=$?
+	behind=$(CHECK_REFERENCE_SELFTEST=0 "$0" "$tmp/behind")
+	behind_rc=$?
+	verdict "$([ $same_rc = 0 ] && [ $behind_rc != 0 ] && grep -q '^not ok 1 ' <<<"$behind" &&
+		grep -q '^ok 2 ' <<<"$behind" && grep -q 'rerun: make bench' <<<"$behind" && echo 1 || echo 0)" \
+		"a whole reference passes; one with another series hash fails, naming the command to rerun" \
+		"tree's hashes: exit $same_rc: $(tr '\n' ' ' <<<"$same")" \
+		"another series: exit $behind_rc: $(tr '\n' ' ' <<<"$behind")"
 fi
 [ "$bad" = 0 ]

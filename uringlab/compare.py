@@ -87,7 +87,8 @@ def main():
         under = {}
         if sa is not None and sb is not None and sa.get(key) and sb.get(key):
             lo, hi = bootstrap_ratio(sb[key], sa[key], rng)
-            under[4] = textable.interval(100 * lo, 100 * hi)
+            if lo is not None:
+                under[4] = textable.interval(100 * lo, 100 * hi)
         beyond = args.tolerance is not None and abs(pct) > args.tolerance
         if key[0] != cell:
             cell = key[0]

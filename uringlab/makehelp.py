@@ -8,8 +8,9 @@ Makefile's own annotations, so the list cannot drift from the targets.
     #% internal: VAR VAR         variables the scripts read that are not
                                  for users (test hooks, plumbing)
 
---check is make test's: every .PHONY target has an entry, every variable
-a target takes is described, and every variable the lab's scripts read
+--check is make test's: every .PHONY target has an entry and every entry
+is a rule, every variable a target takes is described and every described
+variable its recipe reads is among them, and every variable the lab's scripts read
 (${VAR:-...} in bench/, tracing/, tests/, vm/) is described or internal.
 It prints TAP and exits 1 on a gap.
 """
@@ -62,6 +63,21 @@ def phony(text):
     return m.group(1).replace("\\\n", " ").split() if m else []
 
 
+def rules(text):
+    """{target: its recipe's text}, for the rules of one target each"""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^([a-z][\w-]*):(?!=)", line)
+        if m:
+            cur = m.group(1)
+            out.setdefault(cur, "")
+        elif line.startswith("\t") and cur:
+            out[cur] += line + "\n"
+        elif not line.startswith("\t"):
+            cur = None if line.strip() and not line.startswith("#") else cur
+    return out
+
+
 def script_variables(lab):
     found = {}
     for pattern in SCRIPTS:
@@ -95,10 +111,19 @@ def check(text, lab):
     cases = []
     for t in phony(text):
         cases.append((t in targets, f"target {t} has a make help entry"))
+    recipes = rules(text)
     for name, t in targets.items():
+        cases.append((name in recipes, f"make help's entry {name} is a rule of the Makefile"))
         gaps = [v for v in t["takes"] if v not in variables]
         cases.append((not gaps, f"every variable make {name} takes is described"
                       + (f": not {' '.join(gaps)}" if gaps else "")))
+        # a described variable its own recipe reads must be in its takes
+        # (help prints their values: it takes none)
+        used = set() if name == "help" else \
+            set(re.findall(r"\$\(([A-Z_][A-Z0-9_]*)\)", recipes.get(name, "")))
+        missed = sorted(v for v in used & set(variables) if v not in t["takes"])
+        cases.append((not missed, f"make {name}'s recipe reads only variables it lists"
+                      + (f": not {' '.join(missed)}" if missed else "")))
     for v, where in sorted(script_variables(lab).items()):
         cases.append((v in variables or v in internal,
                       f"{v} ({where}) is described or internal"))

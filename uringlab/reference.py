@@ -4,12 +4,12 @@ for a make trace run.
 
 The reference is what the README's and docs' figures come from, so only
 a whole run qualifies (COMPLETE, no FAILURES, a clean lab commit, no
-kernel marked ⚠); --force takes another, and tests/check-reference.sh
+kernel marked ⚠); --force (make reference FORCE=1) takes another, and tests/check-reference.sh
 will then say what is wrong with it. Only what a reader needs is copied:
 REPORT.md, the CSV tables, the PNG pictures, the env files and COMPLETE,
 and a trace run's hot listings, which its report quotes. Logs, SVG copies,
 plot data and raw tool output stay in the run folder, outside git. The
-copy replaces the old reference in one rename.
+copy is made beside the old reference and swapped in by rename.
 """
 import argparse
 import fnmatch
@@ -19,7 +19,10 @@ import sys
 
 from uringlab.runfolder import LAB, RunFolder
 
-KEEP = ("REPORT.md", "COMPLETE", "*.csv", "*.env", "env/*", "plots/*.png", "trace/hot-*.txt")
+# (folder, pattern): files directly in that folder, never deeper (logs/
+# and raw/ hold env and CSV files of their own)
+KEEP = (("", "REPORT.md"), ("", "COMPLETE"), ("", "*.csv"), ("", "*.env"), ("env", "*"),
+        ("plots", "*.png"), ("trace", "*.csv"), ("trace", "hot-*.txt"))
 
 
 def kind(run):
@@ -49,10 +52,14 @@ def problems(run):
 
 
 def kept(run):
-    for top, _, names in os.walk(run):
+    for folder, pattern in KEEP:
+        try:
+            names = os.listdir(os.path.join(run, folder))
+        except OSError:
+            continue
         for name in names:
-            rel = os.path.relpath(os.path.join(top, name), run)
-            if any(fnmatch.fnmatch(rel, p) for p in KEEP):
+            rel = os.path.join(folder, name)
+            if fnmatch.fnmatch(name, pattern) and os.path.isfile(os.path.join(run, rel)):
                 yield rel
 
 
@@ -72,6 +79,8 @@ def main():
     for rel in files:
         os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
         shutil.copy2(os.path.join(run, rel), os.path.join(tmp, rel))
+    # the old reference leaves only once the new one is whole beside it;
+    # between the two renames the folder is absent, never half-written
     old = dest + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(dest):

@@ -88,7 +88,7 @@ def kernel_of(instance):
 
 class RunFolder:
     def __init__(self, path):
-        self.path = os.path.abspath(path)
+        self.path = os.path.realpath(path)
         if not os.path.isdir(self.path):
             raise SystemExit(f"{os.path.basename(sys.argv[0])}: {path} is not a run folder")
 

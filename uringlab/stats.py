@@ -60,7 +60,11 @@ def pct(x):
 
 
 def bootstrap_ratio(a, b, rng):
-    """95 % interval of median(a)/median(b) - 1, resampling both."""
+    """95 % interval of median(a)/median(b) - 1, resampling both; (None,
+    None) when a side has one value, whose resamples are all itself: a
+    zero-width interval would claim a precision nobody measured."""
+    if len(a) < 2 or len(b) < 2:
+        return None, None
     stats = []
     for _ in range(BOOTSTRAP):
         ra = [rng.choice(a) for _ in a]
@@ -125,7 +129,8 @@ def compare(a, b, rng, same_boot=False):
                 "mde": mde(sd, len(x))}
     ma, mb = statistics.median(values(a)), statistics.median(values(b))
     lo, hi = bootstrap_ratio(values(a), values(b), rng)
-    return {"delta_pct": 100 * (ma / mb - 1), "lo": 100 * lo, "hi": 100 * hi,
+    return {"delta_pct": 100 * (ma / mb - 1), "lo": None if lo is None else 100 * lo,
+            "hi": None if hi is None else 100 * hi,
             "delta_per_op": ma - mb, "boots": 1, "sd": None,
             "method": "bootstrap over repetitions", "mde": None}
 

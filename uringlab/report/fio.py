@@ -3,6 +3,7 @@ NVMe has no figures under icount (caveats.py says it)."""
 import glob
 import os
 
+from uringlab.bench_plotdata import FIO_OVERFLOW_NS
 from uringlab.numfmt import num
 
 
@@ -21,17 +22,21 @@ def section(ctx):
     if fio:
         w("Restricted runs use `bench/uring-restrict` with the policy in the job "
           "file; a run counts only if the wrapper restricted fio's ring and fio "
-          "reported no error. Latency is fio's completion latency (clat), "
-          + ("in guest instructions (icount)" if icount else "in µs") + ".\n")
-        w("| job | kernel | ring | reps | IOPS median (min .. max) | clat p50 | p90 | p99 | p99.9 |")
-        w("|---|---|---|---:|---:|---:|---:|---:|---:|")
-        div = 1 if icount else 1000
+          "reported no error. "
+          + ("Under icount fio's completion latency counts guest instructions between "
+             "two clock reads, which the IOPS already give: no latency columns.\n" if icount else
+             "Latency is fio's completion latency (clat) in µs; a percentile in fio's "
+             "overflow bucket is left blank.\n"))
+        lats = () if icount else ("clat_p50_ns", "clat_p90_ns", "clat_p99_ns", "clat_p99.9_ns")
+        w("| job | kernel | ring | reps | IOPS median (min .. max) |"
+          + "".join(f" clat {k[5:-3]} |" for k in lats))
+        w("|---|---|---|---:|---:|" + "---:|" * len(lats))
         for r in fio:
-            lat = [f"{float(r[k]) / div:,.0f}" if r[k] else "" for k in
-                   ("clat_p50_ns", "clat_p90_ns", "clat_p99_ns", "clat_p99.9_ns")]
+            lat = [f"{float(r[k]) / 1000:,.0f}" if r[k] and float(r[k]) < FIO_OVERFLOW_NS else ""
+                   for k in lats]
             w(f"| {r['job']} | {kl(r['kernel'])} | {r['ring']} | {r['reps']} | "
-              f"{num(r['iops_median'], 0)} ({num(r['iops_min'], 0)} .. {num(r['iops_max'], 0)}) | "
-              + " | ".join(lat) + " |")
+              f"{num(r['iops_median'], 0)} ({num(r['iops_min'], 0)} .. {num(r['iops_max'], 0)}) |"
+              + "".join(f" {x} |" for x in lat))
         w("")
         w("What fio's figures cannot tell (SQPOLL's latency, the NVMe disk) is under "
           "Caveats.\n")

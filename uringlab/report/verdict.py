@@ -132,7 +132,7 @@ def _described(rs, unit, ring=False):
             if top.row["ci95_lo_pct"] else ", no interval") + ")"
     sig = [r for r in got if r.row and r.row.get("significant") == "yes"
            and float(r.row["delta_pct"]) > 0]
-    s += (f"; significantly dearer in {len(sig)} of {len(got)} cell"
+    s += (f"; significantly dearer in {len(sig)} of {len(got)} rule"
           f"{'s' if len(got) > 1 else ''}.")
     return s + _unmeasured(rs, ring)
 
@@ -160,7 +160,7 @@ def _filters(ctx, unit):
         return f"{r['cell']} F={f}" + (", with the tables" if "tables" in r["check"] else "")
     lo = min(rows, key=lambda r: float(r["check_per_op"]))
     hi = max(rows, key=lambda r: float(r["check_per_op"]))
-    return (f" **BPF filters** (filtered minus the same ring without the filter, "
+    return (f" **BPF filters** (a filtered ring minus its cell's unrestricted ring, "
             f"{len(rows)} filter ring{'s' if len(rows) > 1 else ''}): "
             f"{_per(float(lo['check_per_op']), unit).split()[0]} ({name(lo)}) .. "
             f"{_per(float(hi['check_per_op']), unit)} ({name(hi)}) per SQE: "
