@@ -91,7 +91,7 @@ BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
 	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
 	check-patches check check-reference bench bench-bin plugin trace plots report compare reference \
-	docs clean distclean
+	docs check-docs clean distclean
 
 #@ maintain help: this list
 help:
@@ -347,9 +347,18 @@ reference:
 
 # the files whose <!-- answers:begin --> blocks uringlab/answers.py writes
 ANSWER_FILES := README.md docs/results.md
-#@ maintain docs: rewrite the answer tables in README.md and docs/ from results/reference
+# the file whose <!-- verdicts:begin --> block tests/verdict-table.py writes
+VERDICT_FILES := docs/tests.md
+#@ maintain docs: rewrite the generated tables in README.md and docs/: the answer tables
+#@   from results/reference, docs/tests.md's verdict table from tests/verdicts.tsv
 docs:
 	@python3 -m uringlab.answers results/reference $(ANSWER_FILES)
+	@tests/verdict-table.py --docs $(VERDICT_FILES)
+
+#@ maintain check-docs: the generated tables are what make docs would write (TAP; make test)
+check-docs:
+	@rc=0; python3 -m uringlab.answers results/reference --check $(ANSWER_FILES) || rc=1; \
+	tests/verdict-table.py --docs --check $(VERDICT_FILES) || rc=1; exit $$rc
 
 #@ maintain clean: remove the kernel builds (keeps the tree and ccache)
 clean:
