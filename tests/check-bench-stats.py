@@ -27,24 +27,13 @@ import sys
 import tempfile
 
 from uringlab import runfolder
+from uringlab.tap import failures, tap
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the lab's modules run as `python3 -m uringlab.X`, from this checkout
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
     p for p in (LAB, os.environ.get("PYTHONPATH")) if p))
 
-n = 0
-failed = 0
-
-
-def tap(ok, what, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'ok' if ok else 'not ok'} {n} - {what}")
-    if not ok:
-        failed += 1
-        for line in str(diag).splitlines()[-8:]:
-            print(f"#   {line}")
 
 
 def rows(run, name):
@@ -189,7 +178,7 @@ def main():
             "report: the NOP b=32 verdicts and the round each took", rep[-2000:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failed else 0
+    return 1 if failures() else 0
 
 
 if __name__ == "__main__":

@@ -28,19 +28,8 @@ import tempfile
 
 from uringlab import textable
 from uringlab.runfolder import LAB
+from uringlab.tap import cases, failures, tap
 
-n = 0
-failed = 0
-
-
-def tap(ok, what, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'ok' if ok else 'not ok'} {n} - {what}")
-    if not ok:
-        failed += 1
-        for line in str(diag).splitlines()[-8:]:
-            print(f"#   {line}")
 
 
 def run_tool(*args):
@@ -161,8 +150,8 @@ def main():
                 problems(lines, width))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{n}")
-    return 1 if failed else 0
+    print(f"1..{cases()}")
+    return 1 if failures() else 0
 
 
 if __name__ == "__main__":
