@@ -22,7 +22,7 @@ ACCEL   ?= auto
 #%   empty: on for make bench under TCG, off for make test and make vm
 ICOUNT  ?=
 #% QUICK: 1: make bench's short matrix (24 cells, 3 repetitions, 3 fio jobs)
-#%   instead of 39 cells, 5 repetitions and 9 fio jobs
+#%   instead of 37 cells, 5 repetitions a ring and 9 fio jobs
 QUICK   ?= 0
 #% BOOTS: make bench's boots per kernel, interleaved across kernels (empty: 1 under
 #%   icount; in wall-clock mode bench/run.sh's default, from the power analysis)

@@ -171,7 +171,7 @@ class Run:
                                           f"restriction check, allowed NOP, batch {b}"))
         for k in ("patched", "upstream"):
             out.append(self.check_row("deny b=32", k,
-                                      "refused NOP (-EACCES), batch 32, over an allowed NOP"))
+                                      "refused NOP (-EACCES), batch 32, over an unrestricted ring's NOP"))
         filters = self.filter_rows()
         if short:
             # one filter: the 13-instruction program on NOP, else the first

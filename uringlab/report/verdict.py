@@ -217,7 +217,7 @@ def section(ctx):
     if l1d:
         l2 += (f" The {', '.join(l1d)} rules count modelled L1D misses, which need the "
                "trace plugin: `make check` judges them.")
-    l3 = ("- **A refused SQE** (a NOP refused with -EACCES, minus an allowed one)."
+    l3 = ("- **A refused SQE** (a NOP refused with -EACCES, minus the same NOP on an unrestricted ring)."
           + say(deny, unit) + _filters(ctx, unit))
     out += [l1, l2, l3, ""]
     return out
