@@ -59,8 +59,11 @@ def parse(text):
 
 
 def phony(text):
-    m = re.search(r"^\.PHONY:((?:.*\\\n)*.*)", text, re.M)
-    return m.group(1).replace("\\\n", " ").split() if m else []
+    """every .PHONY line's targets: a second .PHONY further down counts too"""
+    out = []
+    for m in re.finditer(r"^\.PHONY:((?:.*\\\n)*.*)", text, re.M):
+        out += m.group(1).replace("\\\n", " ").split()
+    return out
 
 
 def rules(text):
