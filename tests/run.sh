@@ -21,7 +21,7 @@ bin=$build/tests/restrictions
 phase() { "$lab/.ci/phase.sh" add "$1" "$2" "$(date +%s)" "$3"; }
 
 mkdir -p "$build/vm"
-echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics, references, make help, report tables, the verdict, generated docs")"
+echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics, references, make help, report tables, file modes, the verdict, generated docs")"
 t0=$(date +%s)
 taps=()
 if [ "${HOST_CHECKS:-1}" = 1 ]; then
@@ -50,6 +50,9 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	count help "$build/vm/help.tap" $?
 	"$here/check-textable.py" >"$build/vm/tables.tap" 2>&1
 	count tables "$build/vm/tables.tap" $?
+	# a script committed without its mode fails on a fresh clone only
+	"$here/check-modes.sh" >"$build/vm/modes.tap" 2>&1
+	count modes "$build/vm/modes.tap" $?
 	# the report's verdict says missed where a planted figure is past its limit
 	"$here/check-verdict.py" >"$build/vm/verdict.tap" 2>&1
 	count verdict "$build/vm/verdict.tap" $?
@@ -57,7 +60,7 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	make --no-print-directory -s -C "$lab" check-docs >"$build/vm/docs.tap" 2>&1
 	count docs "$build/vm/docs.tap" $?
 	taps+=("$build/vm/reference.tap" "$build/vm/help.tap" "$build/vm/tables.tap"
-		"$build/vm/verdict.tap" "$build/vm/docs.tap")
+		"$build/vm/modes.tap" "$build/vm/verdict.tap" "$build/vm/docs.tap")
 fi
 cat "${taps[@]}"
 phase "host checks$([ "${HOST_CHECKS:-1}" = 1 ] || echo ": config of $*")" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"

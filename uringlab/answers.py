@@ -37,6 +37,7 @@ import sys
 from uringlab import docblock
 from uringlab.numfmt import fmt
 from uringlab.runfolder import LAB, RunFolder, read_env_file
+from uringlab.stats import per_op
 
 
 class AnswerError(docblock.BlockError):
@@ -125,10 +126,8 @@ class Run:
         in per cent of the reference ring's median, turned into its unit.
         KEYS: the summary rows (cell, kernel, ring) of both sides."""
         self.used.update(keys)
-        if ref is None or lo_pct in ("", None):
-            ci = "—"
-        else:
-            ci = f"{signed(float(lo_pct) * ref / 100)} .. {signed(float(hi_pct) * ref / 100)}"
+        iv = per_op(lo_pct, hi_pct, ref)
+        ci = "—" if iv is None else f"{signed(iv[0])} .. {signed(iv[1])}"
         k = f"{kernel} ⚠" if kernel in self.suspect else kernel
         return (k, what, signed(delta), ci)
 

@@ -12,7 +12,7 @@ from uringlab import cells as cellnames
 from uringlab.kernels import LAB_KERNELS, with_lab
 from uringlab.numfmt import fmt
 from uringlab.runfolder import write_atomic
-from uringlab.stats import bootstrap_ratio
+from uringlab.stats import bootstrap_ratio, per_op
 
 RINGS = ["unrestricted", "restricted", "filtered", "restricted+filtered",
          "task-restricted", "task-filtered", "other-filtered", "other-plain"]
@@ -109,9 +109,8 @@ def per_op_interval(d, base):
     """A comparison's 95 % interval per op: its interval (%) on the median
     of the side it is relative to (several boots: on the median of all
     their repetitions, near the geometric mean the figure is taken on)."""
-    if d["lo"] is None or base is None:
-        return "?", "?"
-    return fmt(d["lo"] / 100 * base, 2), fmt(d["hi"] / 100 * base, 2)
+    iv = per_op(d["lo"], d["hi"], base)
+    return ("?", "?") if iv is None else (fmt(iv[0], 2), fmt(iv[1], 2))
 
 
 def write_checks(run, data, cells, comps):

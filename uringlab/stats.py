@@ -59,6 +59,16 @@ def pct(x):
     return 100 * math.expm1(x)
 
 
+def per_op(lo_pct, hi_pct, ref):
+    """A comparison's 95 % interval, kept in per cent of the ring it is
+    relative to, in that ring's unit per op: (lo, hi), or None when the
+    comparison has no interval or the ring no median. The answer tables,
+    the verdict and the checks picture all convert through here."""
+    if ref is None or lo_pct in (None, "") or hi_pct in (None, ""):
+        return None
+    return float(lo_pct) / 100 * ref, float(hi_pct) / 100 * ref
+
+
 def bootstrap_ratio(a, b, rng):
     """95 % interval of median(a)/median(b) - 1, resampling both; (None,
     None) when a side has one value, whose resamples are all itself: a

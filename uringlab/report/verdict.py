@@ -16,6 +16,7 @@ import os
 import re
 
 from uringlab import cells as cellnames, gate
+from uringlab.stats import per_op
 
 # the cell whose restricted ring refuses every SQE (bench/ringbench -w deny)
 DENY = "deny"
@@ -73,8 +74,9 @@ def rules(ctx):
         if r.cell and ma is not None and mb is not None:
             r.row = over.get((r.cell, label))
             r.value = _f(r.row["delta_per_op"]) if r.row else ma - mb
-            if r.row and r.row["ci95_lo_pct"]:
-                r.lo, r.hi = (mb * float(r.row[k]) / 100 for k in ("ci95_lo_pct", "ci95_hi_pct"))
+            iv = per_op(r.row["ci95_lo_pct"], r.row["ci95_hi_pct"], mb) if r.row else None
+            if iv:
+                r.lo, r.hi = iv
         out.append(r)
     return out, sorted(set(l1d))
 
