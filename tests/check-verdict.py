@@ -3,13 +3,15 @@
 where the figures are (TAP, host only, no guest).
 
 On copies of RUN (default: the committed reference), each case plants
-one change in the copy's summary.csv and overhead.csv (or its host.env)
-and reads uringlab.report.verdict's three lines: the run as it is meets
-every limit it judges; an allowed SQE made 5 instructions dearer on
-patched's restricted NOP b=32 ring is "missed" on the check line and on
-the rings line; a refused SQE past 117 is "missed"; a cell the run lacks
-is named as not measured, never judged; a wall-clock run's figures are
-given, not judged. Nothing is written under results/.
+figures in the copy's overhead.csv (the comparisons verdict.py reads) and
+summary.csv (their rings' medians), or its host.env, and reads
+uringlab.report.verdict's three lines: the run as it is meets every limit
+it judges; patched's check on NOP b=32 exactly at its limit of 1 is met,
+0.2 past it missed, with its planted interval turned into instructions
+on the unrestricted ring's median; the same 0.2 past the rings rule and
+past the refused SQE's 117 read missed there; a cell the run lacks is
+named as not measured on both lines that judge it; a wall-clock run's
+figures are given, not judged. Nothing is written under results/.
 
 Run with PYTHONPATH at the lab root (tests/run.sh, under make test, has
 it).
@@ -38,20 +40,34 @@ def rewrite_csv(path, change):
         w.writerows(keep)
 
 
-def dearer(cell, kernel, ring, comparisons, by):
-    """cell's median on kernel's ring, and the comparisons' deltas that
-    have that ring on their A side, `by` per op more"""
-    def summary(r):
-        if (r["cell"], r["kernel"], r["ring"]) == (cell, kernel, ring):
-            for k in ("median_per_op", "min_per_op", "max_per_op"):
-                r[k] = f"{float(r[k]) + by:.3f}"
+def set_to(cell, kernel, ring, values):
+    """VALUES {comparison: (delta per op, lo %, hi %)}: those comparisons
+    of CELL set, and KERNEL's RING median moved with the first, so that
+    summary.csv and overhead.csv agree"""
+    first = next(iter(values.values()))[0]
+    moved = {}
 
     def overhead(r):
-        if r["cell"] == cell and r["comparison"] in comparisons:
-            r["delta_per_op"] = f"{float(r['delta_per_op']) + by:.3f}"
-            for k in ("ci95_lo_pct", "ci95_hi_pct"):
-                r[k] = ""  # no interval: the planted figure has none
+        if r["cell"] == cell and r["comparison"] in values:
+            d, lo, hi = values[r["comparison"]]
+            moved.setdefault("by", d - float(r["delta_per_op"]))
+            r["delta_per_op"] = f"{d:.3f}"
+            r["ci95_lo_pct"], r["ci95_hi_pct"] = ("", "") if lo is None else (f"{lo:.3f}", f"{hi:.3f}")
+
+    def summary(r):
+        if (r["cell"], r["kernel"], r["ring"]) == (cell, kernel, ring):
+            by = moved.get("by", first)
+            for k in ("median_per_op", "min_per_op", "max_per_op"):
+                r[k] = f"{float(r[k]) + by:.3f}"
     return summary, overhead
+
+
+def median(run, cell, kernel, ring):
+    with open(os.path.join(run, "summary.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            if (r["cell"], r["kernel"], r["ring"]) == (cell, kernel, ring):
+                return float(r["median_per_op"])
+    return None
 
 
 def lines_of(run):
@@ -66,10 +82,10 @@ def lines_of(run):
 def planted(src, tmp, name, summary=None, overhead=None, env=None):
     run = os.path.join(tmp, name)
     shutil.copytree(src, run, symlinks=True, ignore=shutil.ignore_patterns("raw", "logs", "plots"))
-    if summary:
-        rewrite_csv(os.path.join(run, "summary.csv"), summary)
     if overhead:
         rewrite_csv(os.path.join(run, "overhead.csv"), overhead)
+    if summary:
+        rewrite_csv(os.path.join(run, "summary.csv"), summary)
     if env:
         path = os.path.join(run, "env", "host.env")
         text = open(path).read()
@@ -81,7 +97,8 @@ def main():
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(LAB, "results", "reference")
     host = open(os.path.join(src, "env", "host.env")).read()
     if "accel=tcg-icount" not in host:
-        print(f"1..0 # SKIP {src} is not an icount run: its verdict judges nothing")
+        print("1..0")
+        print(f"# SKIP {src} is not an icount run: its verdict judges nothing")
         return 0
     tmp = tempfile.mkdtemp(prefix="lab-verdict-")
     try:
@@ -90,31 +107,43 @@ def main():
             and "missed" not in text,
             "the run as it is: every judged limit met", text)
 
-        s, o = dearer("nop b=32", "patched", "restricted",
-                      ("patched: restricted vs unrestricted", "patched restricted vs baseline"), 5)
-        check, rings, deny, text = planted(src, tmp, "dearer-check", s, o)
-        tap("**missed**" in check and "nop b=32" in check,
-            "patched's restricted NOP b=32 ring +5 instructions: the check line says missed",
-            check)
-        tap("missed" in rings and "nop b=32, restricted" in rings,
-            "... and the rings line names nop b=32's restricted ring as missed", rings)
+        check_cmp = "patched: restricted vs unrestricted"
+        mb = median(src, "nop b=32", "patched", "unrestricted")
+        s, o = set_to("nop b=32", "patched", "restricted", {check_cmp: (1.0, None, None)})
+        check, rings, deny, text = planted(src, tmp, "check-at-limit", s, o)
+        tap("instr/op on nop b=32 against a limit of 1: **met**" in check,
+            "patched's check on NOP b=32 exactly at its limit of 1: met", check)
+
+        s, o = set_to("nop b=32", "patched", "restricted", {check_cmp: (1.2, 0.3, 0.5)})
+        check, rings, deny, text = planted(src, tmp, "check-past-limit", s, o)
+        iv = f"(95 % interval {0.3 * mb / 100:+.2f} .. {0.5 * mb / 100:+.2f})"
+        tap(f"+1.20 instr/op on nop b=32 {iv} against a limit of 1: **missed**" in check,
+            f"... 0.2 past it: missed, its interval {iv} in instructions", check)
         tap("**met**" in deny, "... and the refused SQE's line is untouched", deny)
 
-        s, o = dearer("deny b=32", "patched", "restricted",
-                      ("patched: restricted vs unrestricted",), 10)
-        check, rings, deny, text = planted(src, tmp, "dearer-deny", s, o)
-        tap("**missed**" in deny and "limit of 117" in deny,
-            "a refused SQE 10 instructions dearer (past 117): missed", deny)
+        s, o = set_to("nop b=32", "patched", "restricted",
+                      {"patched restricted vs baseline": (1.2, None, None)})
+        check, rings, deny, text = planted(src, tmp, "ring-past-limit", s, o)
+        tap("+1.20 instr/op on nop b=32, restricted against a limit of 1: **missed**" in rings,
+            "patched's restricted NOP b=32 ring 0.2 past baseline's limit: missed", rings)
+
+        for d, word in ((117.0, "met"), (117.2, "missed")):
+            s, o = set_to("deny b=32", "patched", "restricted", {check_cmp: (d, None, None)})
+            check, rings, deny, text = planted(src, tmp, f"deny-{d}", s, o)
+            tap(f"+{d:.2f} instr/op on deny b=32 against a limit of 117: **{word}**" in deny,
+                f"a refused SQE at {d:g} against its limit of 117: {word}", deny)
 
         def drop(r):
             return False if r["cell"] == "nop b=32" else None
         check, rings, deny, text = planted(src, tmp, "no-nop-b32", drop, drop)
-        tap("Not measured in this run: nop b=32" in check and "nop b=32 (" not in check,
-            "a run without nop b=32: named as not measured, not judged", check)
+        tap("Not measured in this run: nop b=32" in check and "nop b=32 (" not in check
+            and "Not measured in this run: nop b=32" in rings,
+            "a run without nop b=32: named as not measured on the check and rings lines",
+            check + "\n" + rings)
 
         check, rings, deny, text = planted(
             src, tmp, "wall-clock", env=lambda t: t.replace("accel=tcg-icount", "accel=tcg"))
-        tap("not judged" in text and "**met**" not in text and "**missed**" not in text,
+        tap("here, not judged" in text and "**met**" not in text and "**missed**" not in text,
             "a wall-clock run: figures given, no limit judged", text)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -59,11 +59,13 @@ def parse(text):
 
 
 def phony(text):
-    """every .PHONY line's targets: a second .PHONY further down counts too"""
+    """every .PHONY line's targets, once each: a second .PHONY further
+    down counts too (make's ".PHONY :" spelling and comments allowed)"""
     out = []
-    for m in re.finditer(r"^\.PHONY:((?:.*\\\n)*.*)", text, re.M):
-        out += m.group(1).replace("\\\n", " ").split()
-    return out
+    for m in re.finditer(r"^[ \t]*\.PHONY[ \t]*:((?:.*\\\n)*.*)", text, re.M):
+        body = m.group(1).replace("\\\n", " ").split("#", 1)[0]
+        out += body.split()
+    return list(dict.fromkeys(out))
 
 
 def rules(text):

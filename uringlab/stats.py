@@ -66,7 +66,7 @@ def per_op(lo_pct, hi_pct, ref):
     the verdict and the checks picture all convert through here."""
     if ref is None or lo_pct in (None, "") or hi_pct in (None, ""):
         return None
-    return float(lo_pct) / 100 * ref, float(hi_pct) / 100 * ref
+    return float(lo_pct) * ref / 100, float(hi_pct) * ref / 100
 
 
 def bootstrap_ratio(a, b, rng):

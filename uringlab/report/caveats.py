@@ -9,19 +9,24 @@ from uringlab.report.fio import nvme_note
 
 def _repeat(ctx):
     """how closely this run's repetitions agree, from its own summary.csv:
-    the median spread over its rings and the widest cells"""
-    spreads = sorted(((float(r["spread_pct"]), r["cell"]) for r in ctx.summary
-                      if r.get("spread_pct") not in (None, "")), reverse=True)
-    if not spreads:
-        return "Under icount a boot repeats its figures closely; this run recorded no spread."
-    mid = statistics.median(x for x, _c in spreads)
-    wide = list(dict.fromkeys(c for x, c in spreads if x > 0.1))
-    s = (f"Under icount the repetitions spread {mid:.3f} % (max − min over median) on "
-         f"this run's median ring, at most {spreads[0][0]:.2f} % ({spreads[0][1]})")
+    the median spread over its rings, the widest ring and the cells past
+    0.1 %; nothing claimed where there was nothing to spread"""
+    rows = [r for r in ctx.summary if r.get("spread_pct") not in (None, "")]
+    reps = sorted({int(r["reps"]) for r in rows if r.get("reps")})
+    if not rows or not reps or reps[-1] < 2:
+        return "This run has no repeated figure, so no spread to report."
+    rows.sort(key=lambda r: float(r["spread_pct"]), reverse=True)
+    mid = statistics.median(float(r["spread_pct"]) for r in rows)
+    top = rows[0]
+    n = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]} to {reps[-1]}"
+    s = (f"Under icount the {n} repetitions of a ring spread (max − min over median) "
+         f"{mid:.3f} % in the median of this run's {len(rows)} rings, at most "
+         f"{float(top['spread_pct']):.3f} % ({top['cell']}, {top['kernel']}, {top['ring']})")
+    wide = list(dict.fromkeys(r["cell"] for r in rows if float(r["spread_pct"]) > 0.1))
     if wide:
         more = f" and {len(wide) - 6} more" if len(wide) > 6 else ""
-        s += (f"; {len(wide)} cell{'s' if len(wide) > 1 else ''} spread more than 0.1 %: "
-              f"{', '.join(wide[:6])}{more}")
+        s += (f"; {len(wide)} cell{'s' if len(wide) > 1 else ''} spread more than 0.1 % "
+              f"on some ring: {', '.join(wide[:6])}{more}")
     return s + "."
 
 
