@@ -28,7 +28,7 @@ import tempfile
 
 from uringlab import textable
 from uringlab.runfolder import LAB
-from uringlab.tap import cases, failures, tap
+from uringlab.tap import done, tap
 
 
 
@@ -150,8 +150,7 @@ def main():
                 problems(lines, width))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{cases()}")
-    return 1 if failures() else 0
+    return done()
 
 
 if __name__ == "__main__":

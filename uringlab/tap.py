@@ -1,7 +1,7 @@
 """uringlab/tap.py: TAP for the lab's Python tests (make test counts it
 with tests/tap-count.sh). tap() prints one case, numbered in order, with
-the last lines of its evidence under a failure; failures() is the count
-for the exit status."""
+the last lines of its evidence under a failure; done() prints the plan
+and gives the exit status."""
 
 _n = 0
 _failed = 0
@@ -17,9 +17,11 @@ def tap(ok, what, diag=""):
             print(f"#   {line}")
 
 
-def cases():
-    return _n
-
-
 def failures():
     return _failed
+
+
+def done():
+    """the plan, last (the count is known only now), and the exit status"""
+    print(f"1..{_n}")
+    return 1 if _failed else 0
