@@ -16,7 +16,6 @@ figures are given, not judged. Nothing is written under results/.
 Run with PYTHONPATH at the lab root (tests/run.sh, under make test, has
 it).
 """
-import csv
 import os
 import shutil
 import sys
@@ -24,20 +23,16 @@ import tempfile
 
 from uringlab.report import verdict
 from uringlab.report.context import Context
-from uringlab.runfolder import LAB
+from uringlab.runfolder import LAB, read_csv_file, write_csv
 from uringlab.tap import done, tap
 
 
 def rewrite_csv(path, change):
     """change(row) edits a row in place, or returns False to drop it"""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-        fields = list(rows[0].keys()) if rows else []
+    rows = read_csv_file(path)
+    fields = list(rows[0].keys()) if rows else []
     keep = [r for r in rows if change(r) is not False]
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(keep)
+    write_csv(path, fields, [[r[k] for k in fields] for r in keep])
 
 
 def set_to(cell, kernel, ring, values):
@@ -63,11 +58,8 @@ def set_to(cell, kernel, ring, values):
 
 
 def median(run, cell, kernel, ring):
-    with open(os.path.join(run, "summary.csv"), newline="") as f:
-        for r in csv.DictReader(f):
-            if (r["cell"], r["kernel"], r["ring"]) == (cell, kernel, ring):
-                return float(r["median_per_op"])
-    return None
+    return next((float(r["median_per_op"]) for r in read_csv_file(os.path.join(run, "summary.csv"))
+                 if (r["cell"], r["kernel"], r["ring"]) == (cell, kernel, ring)), None)
 
 
 def lines_of(run):
