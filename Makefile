@@ -58,8 +58,12 @@ JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 #% DIFF_POLICIES: the differential's cases on production kernels (10000)
 #% DIFF_DEBUG_POLICIES: its cases on sanitizer kernels (2000)
 #% STRESS_SECONDS: seconds per stress test (10)
-#% FUZZ_SEED: make fuzz's random stream (default: the time)
+#% FUZZ_SEED: make fuzz's and make fuzz-filters' random stream (default: the time)
 #% FUZZ_SQES: make fuzz's SQEs (a million)
+#% FILTER_DIFF_SEED: the BPF filter differential's random stream (1)
+#% FILTER_DIFF_CASES: its cases (rings) on patched in make test (1000; a quarter on
+#%   sanitizer kernels)
+#% FILTER_FUZZ_CASES: make fuzz-filters' cases (50000)
 #% MINIMISE: 0: make diff-sensitivity does not minimise what it catches
 #% A: make compare's first run (before)
 #% B: make compare's second run (after)
@@ -81,14 +85,14 @@ IN_GUEST := $(shell grep -qs 'lab\.out=' /proc/cmdline && echo 1)
 # What the lab needs from Debian, by job.
 DEPS_BUILD := linux-source-6.1 linux-config-6.1 build-essential flex bison bc libelf-dev \
 	libssl-dev ccache git cpio kmod python3 python3-ply python3-git perl
-DEPS_RUN   := qemu-system-x86 liburing-dev fio gnuplot-nox
+DEPS_RUN   := qemu-system-x86 liburing-dev libpcap0.8-dev fio gnuplot-nox
 DEPS_TOOLS := bpftrace linux-perf llvm
 
 CFLAGS  ?= -O2 -g -Wall -Wextra
 
 BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
 
-.PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz \
+.PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz fuzz-filters \
 	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
 	check-patches check check-reference bench bench-bin plugin trace plots report compare reference \
 	docs check-docs clean distclean
@@ -154,7 +158,7 @@ check-patches: tree
 #@ build test-bin: build the tests
 test-bin: $(BUILD)/tests/restrictions $(BUILD)/tests/restrict-diff $(BUILD)/tests/restrict-stress \
 	$(BUILD)/tests/restrict-bypass $(BUILD)/tests/drain-repro $(BUILD)/tests/drain-order \
-	$(BUILD)/tests/bpf-filter $(BUILD)/tests/task-restrict
+	$(BUILD)/tests/bpf-filter $(BUILD)/tests/task-restrict $(BUILD)/tests/bpf-fold-diff
 
 # The io_uring uapi headers as the patched branch has them (the filter ABI
 # that 6.1 lacks), for the tests and tools that use it: taken from the
@@ -197,6 +201,13 @@ $(BUILD)/tests/bpf-filter: tests/bpf-filter.c tests/uring-test.h $(HARNESS) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -I$(UAPI) -I$(dir $(HARNESS)) -o $@ $< -l:liburing.a
 
+# libpcap's bpf_filter() is the reference interpreter: linked statically,
+# so that the guest, which runs the host's root, needs nothing of it
+$(BUILD)/tests/bpf-fold-diff: tests/bpf-fold-diff.c tests/uring-test.h \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(UAPI) -o $@ $< -l:libpcap.a -l:liburing.a
+
 $(BUILD)/tests/task-restrict: tests/task-restrict.c tests/uring-test.h $(HARNESS) \
 	$(UAPI)/linux/io_uring/bpf_filter.h | deps
 	@mkdir -p $(@D)
@@ -212,7 +223,7 @@ vm: kernel deps
 	@KERNEL=$(KERNEL) vm/run.sh -i
 
 #@ run test: build the kernels and tests, run the tests in each kernel
-#@ takes: KERNELS DEBUG SANITIZE DIFF_SEED DIFF_POLICIES DIFF_DEBUG_POLICIES STRESS_SECONDS ACCEL TIMEOUT JOBS
+#@ takes: KERNELS DEBUG SANITIZE DIFF_SEED DIFF_POLICIES DIFF_DEBUG_POLICIES STRESS_SECONDS FILTER_DIFF_SEED FILTER_DIFF_CASES ACCEL TIMEOUT JOBS
 test: kernels $(if $(DEBUG_KERNELS),debug-kernels) test-bin bench-bin plugin deps-tools
 	@tests/run.sh $(KERNELS) $(DEBUG_KERNELS)
 
@@ -254,6 +265,12 @@ kselftest-sensitivity: kernels test-bin
 #@ takes: FUZZ_SEED FUZZ_SQES TIMEOUT JOBS
 fuzz: kernels test-bin
 	@tests/fuzz.sh
+
+#@ run fuzz-filters: the BPF filter differential, long: FILTER_FUZZ_CASES rings on patched,
+#@   every verdict against libpcap's; a mismatch is printed with its replay command
+#@ takes: FUZZ_SEED FILTER_FUZZ_CASES TIMEOUT JOBS
+fuzz-filters: kernels test-bin
+	@tests/fuzz-filters.sh
 
 # built from a checkout of their own (build/linux-debug): with no other
 # build in the main tree's way they can build while guests run (.ci/run)

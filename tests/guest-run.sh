@@ -5,6 +5,8 @@
 # step of CI: its suites' times say where that time goes). SUITES
 # (default: all) names the suites to run, for a quicker look at one.
 # Usage: guest-run.sh KERNEL BIN [DIFF_SEED DIFF_POLICIES STRESS_SECONDS SUITES]
+# Environment: FILTER_DIFF_SEED, FILTER_DIFF_CASES (the filter-diff suite's
+# stream and cases; tests/run.sh passes them).
 # The binaries run from tmpfs so nothing they do waits on the 9p share.
 set -u
 kernel=$1
@@ -14,7 +16,7 @@ bin=$2
 diff_seed=${3:-1}
 diff_policies=${4:-10000}
 stress_seconds=${5:-10}
-all="restrictions bypass stress drain filters task smoke diff"
+all="restrictions bypass stress drain filters filter-diff task smoke diff"
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=$(dirname "$bin")
 leaks=/sys/kernel/debug/kmemleak
@@ -40,7 +42,8 @@ suite() {
 	echo "# $name: $((SECONDS - t0)) s"
 }
 cp "$bin" /tmp/restrictions
-for b in restrict-bypass restrict-stress drain-order bpf-filter task-restrict restrict-diff; do
+for b in restrict-bypass restrict-stress drain-order bpf-filter bpf-fold-diff task-restrict \
+	restrict-diff; do
 	cp "$bindir/$b" "/tmp/$b"
 done
 suite restrictions "restrictions: the ABI on $kind" \
@@ -53,6 +56,8 @@ suite drain "IOSQE_IO_DRAIN with failures after the drain (patch 0010)" \
 	env LAB_KERNEL="$kind" ./drain-order
 suite filters "IORING_REGISTER_BPF_FILTER: classic BPF filters per ring and per task" \
 	env LAB_KERNEL="$kind" ./bpf-filter
+suite filter-diff "BPF filters' verdicts against libpcap's bpf_filter(), seed ${FILTER_DIFF_SEED:-1}" \
+	env LAB_KERNEL="$kind" ./bpf-fold-diff -s "${FILTER_DIFF_SEED:-1}" -n "${FILTER_DIFF_CASES:-1000}"
 suite task "IORING_REGISTER_RESTRICTIONS without a ring: a task's allow-lists" \
 	env LAB_KERNEL="$kind" ./task-restrict
 suite smoke "benchmark smoke tests" \
