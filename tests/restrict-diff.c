@@ -97,32 +97,6 @@ static struct counts {
 		      skip_in_drained_link, implied_drain_skip, failed_skip_head;
 } cnt;
 
-static uint64_t rng_state;
-
-/* xorshift64*: the same stream from the same seed, everywhere */
-static uint32_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
-}
-
-/* splitmix64: case N's stream, independent of every other case's */
-static void seed_case(uint64_t seed, uint64_t id)
-{
-	uint64_t z = seed + (id + 1) * 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	rng_state = (z ^ (z >> 31)) | 1;
-}
-
-/* true one time in @n */
-static bool one_in(unsigned int n)
-{
-	return rnd() % n == 0;
-}
 
 /* a valid opcode of the running uapi mostly, now and then any byte */
 static uint8_t any_op(unsigned int last)

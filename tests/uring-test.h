@@ -10,6 +10,7 @@
 #define LAB_URING_TEST_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,36 @@ static inline int enter(int fd, unsigned int to_submit,
 			  flags, NULL, 0);
 
 	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The differential tests' random stream: xorshift64*, the same stream
+ * from the same seed everywhere, and splitmix64 to give case N a stream
+ * independent of every other case's
+ */
+static uint64_t rng_state;
+
+static inline uint32_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+static inline void seed_case(uint64_t seed, uint64_t id)
+{
+	uint64_t z = seed + (id + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	rng_state = (z ^ (z >> 31)) | 1;
+}
+
+/* true one time in @n */
+static inline bool one_in(unsigned int n)
+{
+	return rnd() % n == 0;
 }
 
 /* one entry of an IORING_REGISTER_RESTRICTIONS policy */
