@@ -5,7 +5,8 @@
 # ring it runs (patched, upstream) or says the kernel has no restrictions
 # (baseline, exit 77); uring-restrict really restricts fio's ring, refuses
 # a bad policy before the program runs, and a policy that leaves out fio's
-# opcode makes fio's I/O fail rather than pass unnoticed.
+# opcode makes fio's I/O fail rather than pass unnoticed; the filter cells
+# that can refuse refuse before they are measured (patched).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -20,7 +21,7 @@ policy=$(sed -n 's/^; policy: //p' "$job")
 
 . "$here/tap.sh"
 
-echo "1..33"
+echo "1..37"
 for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings connect; do
 	/tmp/ringbench -w "$wl" -n 64 -W 8 -d 4 -b 4 -R 64 >/tmp/out 2>/tmp/err
 	tap $? "ringbench -w $wl, unrestricted ring: runs" /tmp/err
@@ -39,17 +40,24 @@ for wl in nop read sqpoll setup deny skip drain link async topop bufsel rings co
 	fi
 done
 
-# the task's restrictions (fd -1): patched only; 6.1 answers -EBADF (77)
-for run in "nop -r 4 -b 4 -n 64 -W 8|task-restricted|no task restrictions" \
-	"fork -r 5 -n 4 -W 1|task-filtered|no IORING_REGISTER_BPF_FILTER" \
-	"fork -r 6 -n 4 -W 1|other-filtered|no IORING_REGISTER_BPF_FILTER"; do
-	IFS='|' read -r args ring why <<<"$run"
+# patched only; 6.1 answers 77 and says why. The task's restrictions (fd
+# -1), then the filter cells that refuse: each of those first shows its
+# filter refusing an IOSQE_ASYNC NOP (real also user_data 0xdead) on a
+# ring of its own
+for run in "nop -r 4 -b 4 -n 64 -W 8|task-restricted|no task restrictions|runs on the task-restricted task" \
+	"fork -r 5 -n 4 -W 1|task-filtered|no IORING_REGISTER_BPF_FILTER|runs on the task-filtered task" \
+	"fork -r 6 -n 4 -W 1|other-filtered|no IORING_REGISTER_BPF_FILTER|runs on the other-filtered task" \
+	"nop -r 2 -F flags -b 4 -n 64 -W 8|filtered|no IORING_REGISTER_BPF_FILTER|its filter refuses, then the cell runs" \
+	"nop -r 2 -F flags -S 4 -L 0 -b 4 -n 64 -W 8|filtered|no io_uring.bpf_fold|its filter refuses, then the cell runs" \
+	"nop -r 3 -F real -b 4 -n 64 -W 8|restricted+filtered|no IORING_REGISTER_BPF_FILTER|its filter refuses, then the cell runs" \
+	"nop -r 5 -F real -S 2 -b 4 -n 64 -W 8|task-filtered|no IORING_REGISTER_BPF_FILTER|its filter refuses, then the cell runs"; do
+	IFS='|' read -r args ring why what <<<"$run"
 	# shellcheck disable=SC2086
 	/tmp/ringbench -w $args >/tmp/out 2>/tmp/err
 	rc=$?
 	if [ "$kernel" = patched ]; then
 		[ "$rc" = 0 ] && grep -q "\"ring\":\"$ring\"" /tmp/out
-		tap $? "ringbench -w $args: runs on the $ring task" /tmp/err
+		tap $? "ringbench -w $args: $what" /tmp/err
 	else
 		[ "$rc" = 77 ] && grep -q "$why" /tmp/err
 		tap $? "ringbench -w $args: absent on $kernel (exit 77, says why)" /tmp/err

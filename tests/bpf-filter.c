@@ -877,6 +877,178 @@ TEST_F(ring, uncommon_flags_refused)
 	EXPECT_EQ(-EACCES, run(&self->ring));
 }
 
+/*
+ * No IOSQE_ASYNC on NOP but with IOSQE_IO_DRAIN (which a drain adds to
+ * the SQE it falls on): a verdict on the flags alone, decided when it is
+ * registered
+ */
+static struct sock_filter async_only_with_drain[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+	BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SHIFT_FLAGS),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, IOSQE_ASYNC | IOSQE_IO_DRAIN),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOSQE_ASYNC, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/*
+ * The flags a filter sees are the request's after the drain's: a NOP
+ * submitted with no flags while a drain waits carries IOSQE_ASYNC, though
+ * the opcode and flags tables tested the SQE's own flags
+ */
+TEST_F(ring, drain_adds_async_after_tables)
+{
+	int res[4] = { 1, 1, 1, 1 }, pfd[2];
+	struct io_uring_sqe *sqe;
+	static char buf[1];
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP,
+			 async_only_with_drain, LEN(async_only_with_drain),
+			 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 1, IOSQE_ASYNC));
+	/* a read that waits keeps the drain behind it waiting */
+	ASSERT_EQ(0, pipe(pfd));
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_read(sqe, pfd[0], buf, sizeof(buf), 0);
+	sqe->user_data = 3;
+	prep_nop(&self->ring, 1, IOSQE_IO_DRAIN);
+	prep_nop(&self->ring, 2, 0);
+	ASSERT_EQ(3, io_uring_submit(&self->ring));
+	ASSERT_EQ(1, write(pfd[1], "x", 1));
+	ASSERT_EQ(0, run_n(&self->ring, 3, res));
+	EXPECT_EQ(1, res[2]);
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(-EACCES, res[1]);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/*
+ * Filters registered on a restricted ring before ENABLE_RINGS: the table
+ * bytes the registration works out start from the allow-lists', so
+ * neither an allow-all filter on an opcode the lists refuse nor the flag
+ * combinations a filter allows get past the lists
+ */
+TEST(decided_filters_under_lists)
+{
+	struct io_uring_restriction res[] = {
+		r_sqe_op(IORING_OP_NOP),
+		r_flags(IORING_RESTRICTION_SQE_FLAGS_ALLOWED, 0),
+	};
+	struct io_uring ring;
+	int fd;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_R_DISABLED));
+	fd = ring.ring_fd;
+	ASSERT_EQ(0, reg(fd, IORING_REGISTER_RESTRICTIONS, res, LEN(res)));
+	ASSERT_EQ(0, add(fd, IORING_OP_OPENAT, allow, 1, 0, 24));
+	ASSERT_EQ(0, add(fd, IORING_OP_NOP, async_only_with_drain,
+			 LEN(async_only_with_drain), 0, 0));
+	ASSERT_EQ(0, reg(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0));
+	EXPECT_EQ(-EACCES, openat_(&ring, "/dev/null", O_RDONLY));
+	EXPECT_EQ(-EACCES, nop(&ring, 1, IOSQE_IO_LINK));
+	EXPECT_EQ(-EACCES, nop(&ring, 1, IOSQE_FIXED_FILE));
+	EXPECT_EQ(0, nop(&ring, 1, 0));
+	io_uring_queue_exit(&ring);
+}
+
+/* deny when the flags (masked to @mask) are @v: a verdict on the flags alone */
+#define FLAGS_EQ(mask, v) {						\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),		\
+	BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SHIFT_FLAGS),		\
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, (mask)),			\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (v), 0, 1),			\
+	BPF_STMT(BPF_RET | BPF_K, 0),					\
+	BPF_STMT(BPF_RET | BPF_K, 1),					\
+}
+
+/* the common flags: those the tables test inline */
+#define COMMON_FLAGS	(IOSQE_FIXED_FILE | IOSQE_IO_LINK | IOSQE_IO_HARDLINK | \
+			 IOSQE_ASYNC)
+
+/*
+ * A drain in the middle of a link drains the SQE after the link
+ * (drain_next), which the filters see with IOSQE_IO_DRAIN though the SQE
+ * has no flags. Its filter refuses IOSQE_IO_DRAIN alone, so every common
+ * combination passes the tables with no class of its own.
+ */
+TEST_F(ring, drain_next_after_tables)
+{
+	struct sock_filter no_drain[] = FLAGS_EQ(IOSQE_IO_DRAIN,
+						 IOSQE_IO_DRAIN);
+	int res[4] = { 1, 1, 1, 1 }, pfd[2];
+	struct io_uring_sqe *sqe;
+	static char buf[1];
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, no_drain,
+			 LEN(no_drain), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 1, IOSQE_ASYNC));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 1, IOSQE_IO_DRAIN));
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(1, write(pfd[1], "x", 1));
+	prep_nop(&self->ring, 1, IOSQE_IO_LINK);
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_read(sqe, pfd[0], buf, sizeof(buf), 0);
+	sqe->user_data = 3;
+	sqe->flags = IOSQE_IO_DRAIN;
+	prep_nop(&self->ring, 2, 0);
+	ASSERT_EQ(0, run_n(&self->ring, 3, res));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(1, res[2]);
+	EXPECT_EQ(-EACCES, res[1]);
+	/* and the ring drains no more: a plain NOP passes */
+	EXPECT_EQ(0, nop(&self->ring, 4, 0));
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/*
+ * Seven opcodes whose filters each allow a different set of common
+ * flag combinations: the tables have six class bits, handed out by
+ * opcode, so OPENAT's set (every combination but none) gets none and
+ * its SQEs must reach the filters; NOP's (all but IOSQE_ASYNC) holds
+ * the first.
+ */
+TEST(seventh_flags_set)
+{
+	struct sock_filter f[7][6] = {
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_ASYNC),
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_FIXED_FILE),
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_FIXED_FILE | IOSQE_ASYNC),
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_IO_LINK),
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_IO_LINK | IOSQE_ASYNC),
+		FLAGS_EQ(COMMON_FLAGS, IOSQE_IO_HARDLINK),
+		FLAGS_EQ(COMMON_FLAGS, 0),
+	};
+	unsigned int op[7] = {
+		IORING_OP_NOP, IORING_OP_READV, IORING_OP_WRITEV,
+		IORING_OP_FSYNC, IORING_OP_READ_FIXED, IORING_OP_WRITE_FIXED,
+		IORING_OP_OPENAT,
+	};
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	unsigned int i;
+
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	for (i = 0; i < LEN(op); i++)
+		ASSERT_EQ(0, add(ring.ring_fd, op[i], f[i], LEN(f[i]), 0, 0));
+	EXPECT_EQ(-EACCES, openat_(&ring, "/dev/null", O_RDONLY));
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_openat(sqe, AT_FDCWD, "/dev/null", O_RDONLY, 0);
+	sqe->flags = IOSQE_ASYNC;
+	EXPECT_EQ(0, closed(run(&ring)));
+	EXPECT_EQ(0, nop(&ring, 1, 0));
+	EXPECT_EQ(-EACCES, nop(&ring, 1, IOSQE_ASYNC));
+	io_uring_queue_exit(&ring);
+}
+
 /* a filtered SQE refused in the middle and at the tail of a link */
 TEST_F(ring, link_middle_and_tail)
 {
@@ -1101,6 +1273,55 @@ static int listener(struct sockaddr_in *at)
 }
 
 /*
+ * A CONNECT to @a held back by a link behind a pipe read, its sockaddr
+ * rewritten to @b once submitted, then let go: the two results by
+ * user_data (read 1, connect 2) in @res, the socket's peer in @peer (all
+ * zero for none). 0, or -1 when it could not be run.
+ */
+static int connect_redirected(struct io_uring *ring,
+			      const struct sockaddr_in *a,
+			      const struct sockaddr_in *b, int *res,
+			      struct sockaddr_in *peer)
+{
+	struct sockaddr_in addr = *a;
+	struct io_uring_sqe *sqe;
+	socklen_t len = sizeof(*peer);
+	int s, p[2], ret = -1;
+	char byte = 0, got;
+
+	if (pipe(p))
+		return -1;
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0)
+		goto out_pipe;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_read(sqe, p[0], &got, 1, 0);
+	sqe->user_data = 1;
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_connect(sqe, s, (struct sockaddr *)&addr, sizeof(addr));
+	sqe->user_data = 2;
+	if (io_uring_submit(ring) != 2)
+		goto out;
+	/* judged and copied at submission; now point it at b */
+	addr = *b;
+	if (write(p[1], &byte, 1) != 1)
+		goto out;
+	res[0] = res[1] = 1;
+	if (run_n(ring, 2, res))
+		goto out;
+	ret = 0;
+	if (getpeername(s, (struct sockaddr *)peer, &len))
+		memset(peer, 0, sizeof(*peer));
+out:
+	close(s);
+out_pipe:
+	close(p[0]);
+	close(p[1]);
+	return ret;
+}
+
+/*
  * The filter and the connect see one address: a CONNECT held back by a
  * link, its sockaddr rewritten after submission to one the filter would
  * refuse, still connects where the filter saw. A kernel that copied the
@@ -1108,14 +1329,11 @@ static int listener(struct sockaddr_in *at)
  */
 TEST_F(ring, connect_address_copied_once)
 {
-	struct sockaddr_in a, b, addr, peer;
+	struct sockaddr_in a, b, peer;
 	struct io_uring_bpf_ctx want;
 	struct sock_filter f[14];
-	struct io_uring_sqe *sqe;
 	struct pollfd pfd;
-	socklen_t len;
-	int fd = self->ring.ring_fd, la, lb, s, p[2], res[4], c;
-	char byte = 0, got;
+	int fd = self->ring.ring_fd, la, lb, res[4], c;
 
 	FILTERS_OR_RETURN();
 	ASSERT_EQ(0, lo_up());
@@ -1132,30 +1350,12 @@ TEST_F(ring, connect_address_copied_once)
 	/* the filter refuses b */
 	EXPECT_EQ(-EACCES, connect_(&self->ring, &b, sizeof(b), AF_INET, 0));
 
-	ASSERT_EQ(0, pipe(p));
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, s);
-	addr = a;
-	sqe = io_uring_get_sqe(&self->ring);
-	io_uring_prep_read(sqe, p[0], &got, 1, 0);
-	sqe->user_data = 1;
-	sqe->flags = IOSQE_IO_LINK;
-	sqe = io_uring_get_sqe(&self->ring);
-	io_uring_prep_connect(sqe, s, (struct sockaddr *)&addr, sizeof(addr));
-	sqe->user_data = 2;
-	ASSERT_EQ(2, io_uring_submit(&self->ring));
-	/* judged and copied at submission; now point it at b */
-	addr = b;
-	ASSERT_EQ(1, write(p[1], &byte, 1));
-	res[0] = res[1] = 1;
-	ASSERT_EQ(0, run_n(&self->ring, 2, res));
+	ASSERT_EQ(0, connect_redirected(&self->ring, &a, &b, res, &peer));
 	EXPECT_EQ(1, res[0]);
 	EXPECT_EQ(0, res[1]);
 	/* the socket's own peer, not the listeners' queues, which a slow
 	 * kernel (a sanitizer's) may not have filled yet
 	 */
-	len = sizeof(peer);
-	ASSERT_EQ(0, getpeername(s, (struct sockaddr *)&peer, &len));
 	EXPECT_EQ(a.sin_port, peer.sin_port);
 	EXPECT_EQ(a.sin_addr.s_addr, peer.sin_addr.s_addr);
 	pfd.fd = la;
@@ -1166,11 +1366,49 @@ TEST_F(ring, connect_address_copied_once)
 	if (c >= 0)
 		close(c);
 	EXPECT_EQ(-1, accept(lb, NULL, NULL));
-	close(s);
-	close(p[0]);
-	close(p[1]);
 	close(la);
 	close(lb);
+}
+
+/*
+ * A filter on CONNECT's flags alone has one verdict per flags value, yet
+ * the address is still copied for it when the SQE is submitted, as for
+ * any filter on CONNECT (7.2 copies it at prep): a bad one fails the
+ * submission, which cancels a hard link after it. Copied at issue, as
+ * 6.1 copies an unfiltered CONNECT's, the failure would be the connect's
+ * own, which a hard link goes past.
+ */
+TEST_F(ring, connect_flags_only)
+{
+	struct sock_filter no_async[] = FLAGS_EQ(IOSQE_ASYNC, IOSQE_ASYNC);
+	struct io_uring_sqe *sqe;
+	struct sockaddr_in a;
+	int la, s, res[4];
+
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, lo_up());
+	la = listener(&a);
+	ASSERT_LE(0, la);
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_CONNECT, no_async,
+			 LEN(no_async), 0, 24));
+	EXPECT_EQ(-EACCES, connect_(&self->ring, &a, sizeof(a), AF_INET,
+				    IOSQE_ASYNC));
+	EXPECT_EQ(0, connect_(&self->ring, &a, sizeof(a), AF_INET, 0));
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, s);
+	sqe = io_uring_get_sqe(&self->ring);
+	/* longer than any sockaddr: move_addr_to_kernel()'s -EINVAL */
+	io_uring_prep_connect(sqe, s, (struct sockaddr *)&a,
+			      sizeof(struct sockaddr_storage) + 1);
+	sqe->user_data = 1;
+	sqe->flags = IOSQE_IO_HARDLINK;
+	prep_nop(&self->ring, 2, 0);
+	res[0] = res[1] = 1;
+	ASSERT_EQ(0, run_n(&self->ring, 2, res));
+	EXPECT_EQ(-EINVAL, res[0]);
+	EXPECT_EQ(-ECANCELED, res[1]);
+	close(s);
+	close(la);
 }
 
 /* AF_UNIX: family only; a linked and a drained CONNECT really connect */
@@ -1211,6 +1449,39 @@ TEST_F(ring, connect_unix_linked)
 	close(s);
 	close(l);
 	unlink(un.sun_path);
+}
+
+/*
+ * Task filters on the flags alone are decided for each ring made under
+ * them, a ring's own filter on top: the tables of a new ring, plain or
+ * SQPOLL, start from the task's chains.
+ */
+TEST(task_filters_on_the_flags)
+{
+	if (!has_filters())
+		SKIP(return, "no filters on %s", getenv("LAB_KERNEL"));
+	EXPECT_EQ(0, IN_CHILD({
+		struct sock_filter no_async[] = FLAGS_EQ(IOSQE_ASYNC,
+							 IOSQE_ASYNC);
+		struct sock_filter no_fixed[] = FLAGS_EQ(IOSQE_FIXED_FILE,
+							 IOSQE_FIXED_FILE);
+		struct io_uring r, sq;
+
+		MUST(add(-1, IORING_OP_NOP, no_async, LEN(no_async), 0, 0) ==
+		      0, 1);
+		MUST(!io_uring_queue_init(4, &r, 0), 2);
+		MUST(nop(&r, 1, 0) == 0, 3);
+		MUST(nop(&r, 1, IOSQE_ASYNC) == -EACCES, 4);
+		MUST(nop(&r, 1, IOSQE_FIXED_FILE) == 0, 5);
+		MUST(add(r.ring_fd, IORING_OP_NOP, no_fixed, LEN(no_fixed), 0,
+			  0) == 0, 6);
+		MUST(nop(&r, 1, IOSQE_FIXED_FILE) == -EACCES, 7);
+		MUST(nop(&r, 1, IOSQE_ASYNC) == -EACCES, 8);
+		MUST(nop(&r, 1, 0) == 0, 9);
+		MUST(!io_uring_queue_init(4, &sq, IORING_SETUP_SQPOLL), 10);
+		MUST(nop(&sq, 1, IOSQE_ASYNC) == -EACCES, 11);
+		MUST(nop(&sq, 1, IOSQE_FIXED_FILE) == 0, 12);
+	}));
 }
 
 /* task filters reach an SQPOLL ring's submissions too */

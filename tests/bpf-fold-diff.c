@@ -118,6 +118,8 @@ struct reg {
 	uint16_t cmd_flags;	/* non-zero: refused on purpose */
 	int expect;		/* 0 or the error the kernel must answer */
 	const char *why;	/* what made it invalid, or its kind */
+	/* made under io_uring.bpf_fold=0: run as registered, not decided */
+	bool unfolded;
 	struct sock_filter insn[MAX_INSNS];
 };
 
@@ -139,10 +141,31 @@ struct dcase {
 	bool deep;
 };
 
+/*
+ * A filtered verdict's chain, by what it reads on some path: the flags
+ * alone (constants too), which a kernel can decide at registration;
+ * user_data and the flags, compared with constants, which it could decide
+ * on ranges; more, in one program or several (fused, or run one by one
+ * past the fused length). What the kernel made of it can differ: a
+ * program made under bpf_fold=0 has no decided verdicts, so a chain over
+ * it runs (fused) whatever it reads. Apart: a chain whose newest program
+ * was made under bpf_fold=0 (it runs as registered), and an opcode
+ * DENY_REST denied (decided, whatever was added after).
+ */
+enum { F_FLAGS, F_UD, F_ONE, F_SEVERAL, F_ASIS, F_DENIED, F_NR };
+static const char *const form_name[F_NR] = {
+	[F_FLAGS] = "flags only", [F_UD] = "user_data and flags",
+	[F_ONE] = "more, one program", [F_SEVERAL] = "more, several",
+	[F_ASIS] = "newest made with bpf_fold=0",
+	[F_DENIED] = "DENY_REST's denial",
+};
+
 static struct counts {
 	unsigned long cases, verdicts, refused, allowed, skipped, prefail;
 	unsigned long regs, deny_rest, reg_refused, chain_full, long_chains, progs_4k;
 	unsigned long unfiltered;
+	/* filtered verdicts by what the chain reads (form_name[]) */
+	unsigned long form[F_NR];
 	unsigned long mismatches;
 	unsigned int longest_chain;
 } cnt;
@@ -507,6 +530,7 @@ static void collect_vals(struct dcase *dc)
 /* which words a program may load: a bit per word */
 #define W_ALL		0x3ffu
 #define W_FLAGS		((1u << 2) | (1u << 3))	/* opcode/flags word, pad */
+#define W_UD		((1u << 0) | (1u << 1))	/* user_data's two words */
 
 /* the words past @op's payload, which read as zero */
 static unsigned int zero_words(unsigned int op)
@@ -709,18 +733,22 @@ enum { T_DENY, T_ALLOW, T_RETA, T_NEXT };
  * it, a conditional jump with a constant the case's SQEs produce), each
  * going on to the next test or to a return at the end; the last
  * instruction is the default return. The verdict is a real function of
- * the words read: flags bits, user_data, payload.
+ * the words read: flags bits, user_data, payload. @plain: no arithmetic
+ * before a test, and no JSET but on the flags word (the comparisons a
+ * kernel can follow as ranges of the word loaded).
  */
 static void gen_decision(struct reg *r, const struct dcase *dc,
 			 unsigned int ntests, unsigned int words,
-			 bool permissive)
+			 bool permissive, bool plain)
 {
 	struct { unsigned int pc; int jt, jf; } fix[64];
 	unsigned int pc = 0, t, nfix = 0, rets;
 
 	for (t = 0; t < ntests && t < 64; t++) {
-		unsigned int w = any_word(words);
-		uint16_t op = jmp_ops[rnd() % 4];
+		/* plain: user_data half the time, so its tests are many */
+		unsigned int w = plain && one_in(2) ? rnd() % 2 : any_word(words);
+		/* plain: a word other than the flags only meets JEQ, JGE, JGT */
+		uint16_t op = jmp_ops[rnd() % (plain && w != 2 ? 3 : 4)];
 		uint32_t c;
 
 		r->insn[pc++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4 * w);
@@ -736,7 +764,7 @@ static void gen_decision(struct reg *r, const struct dcase *dc,
 				c = (dc->vals[2][rnd() % dc->nvals[2]] >> 8) & m;
 			else
 				c = rnd() % 0x80;
-		} else if (one_in(4)) {
+		} else if (!plain && one_in(4)) {
 			/* arithmetic first: the constant no longer matches */
 			r->insn[pc++] = any_alu(dc);
 			c = op == BPF_JSET ? any_mask(dc, -1) : any_const(dc, -1);
@@ -799,7 +827,7 @@ static void gen_unreachable(struct reg *r, const struct dcase *dc,
 	struct reg tmp;
 	unsigned int junk = 1 + rnd() % 12, i;
 
-	gen_decision(&tmp, dc, 1 + rnd() % 3, words, permissive);
+	gen_decision(&tmp, dc, 1 + rnd() % 3, words, permissive, false);
 	r->insn[0] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, junk);
 	gen_random(r, dc, junk + 1, W_ALL, false);
 	memmove(&r->insn[1], &r->insn[0], junk * sizeof(r->insn[0]));
@@ -809,27 +837,47 @@ static void gen_unreachable(struct reg *r, const struct dcase *dc,
 	r->len = 1 + junk + tmp.len;
 }
 
-/* any valid program of one of the kinds; its kind in r->why */
-static void gen_program(struct reg *r, const struct dcase *dc, bool permissive)
+/*
+ * any valid program of one of the kinds; its kind in r->why. @ud_chain:
+ * only kinds that read nothing but user_data, the flags and zero words,
+ * the chains a kernel could decide on user_data's ranges at registration
+ * (JEQ, JGE and JGT on the words as loaded, constants the SQEs' words
+ * and their neighbours: where JGT and JGE part)
+ */
+static void gen_program(struct reg *r, const struct dcase *dc, bool permissive,
+			bool ud_chain)
 {
 	/* a flags-only program reads word 2, the pad, and zero words */
 	unsigned int flags_only = W_FLAGS | zero_words(r->opcode);
 	unsigned int k = rnd() % 100;
 
-	if (k < 30) {
+	if (ud_chain && k >= 40) {
+		r->why = "user_data";
+		gen_decision(r, dc, 1 + rnd() % 5, flags_only | W_UD, permissive,
+			     true);
+	} else if (k < 30) {
 		r->why = "flags";
 		if (one_in(3))
 			gen_random(r, dc, 2 + rnd() % 24, flags_only, permissive);
 		else if (one_in(4))
 			gen_ret_a(r, dc, 1u << 2);
 		else
-			gen_decision(r, dc, 1 + rnd() % 4, flags_only, permissive);
+			gen_decision(r, dc, 1 + rnd() % 4, flags_only, permissive, false);
 	} else if (k < 40) {
 		r->why = "constant";
 		if (one_in(2)) {
 			r->insn[0] = one_in(2) ? any_ret(permissive) :
 				(struct sock_filter)BPF_STMT(BPF_RET | BPF_K, one_in(3) ? 0 : 1);
 			r->len = 1;
+		} else if (one_in(3)) {
+			/*
+			 * Allows only if A starts at 0: a program run after
+			 * another (a fused chain) must not see its A
+			 */
+			r->insn[0] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+			r->insn[1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 1);
+			r->insn[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+			r->len = 3;
 		} else {
 			/* A from arithmetic on nothing loaded: A starts at 0 */
 			unsigned int pc = 0, n = rnd() % 4;
@@ -844,7 +892,7 @@ static void gen_program(struct reg *r, const struct dcase *dc, bool permissive)
 		if (one_in(4))
 			gen_ret_a(r, dc, W_ALL);
 		else
-			gen_decision(r, dc, 1 + rnd() % 6, W_ALL, permissive);
+			gen_decision(r, dc, 1 + rnd() % 6, W_ALL, permissive, false);
 	} else if (k < 75) {
 		r->why = "unreachable";
 		gen_unreachable(r, dc, one_in(2) ? flags_only : W_ALL, permissive);
@@ -867,7 +915,7 @@ static void gen_long(struct reg *r, const struct dcase *dc, unsigned int len)
 	}
 	/* a decision list behind a JA over random code to the end */
 	r->why = "long, mostly unreachable";
-	gen_decision(&head, dc, 1 + rnd() % 6, W_ALL, true);
+	gen_decision(&head, dc, 1 + rnd() % 6, W_ALL, true, false);
 	gen_random(r, dc, len - head.len, W_ALL, false);
 	r->insn[0] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, len - head.len - 1);
 	for (i = 0; i < head.len; i++)
@@ -1012,6 +1060,8 @@ static struct reg *new_reg(struct dcase *dc, uint32_t op)
 	} else if (pdu_of(op) && one_in(4)) {
 		r->pdu = 4 * (rnd() % (pdu_of(op) / 4));
 	}
+	/* chains of decided and undecided filters, each form after the other */
+	r->unfolded = one_in(8);
 	dc->reg[dc->nreg++] = r;
 	return r;
 }
@@ -1023,6 +1073,12 @@ static void free_case(struct dcase *dc)
 	for (i = 0; i < dc->nreg; i++)
 		free(dc->reg[i]);
 	dc->nreg = 0;
+}
+
+/* a case whose chains read only user_data, the flags and zero words */
+static bool ud_chain_case(uint64_t id)
+{
+	return (splitmix64(seed ^ 0x5bd1e995u, id) & 3) == 0;
 }
 
 /*
@@ -1058,7 +1114,7 @@ static void gen_regs(struct dcase *dc)
 		for (i = 0; i < n; i++) {
 			struct reg *r = new_reg(dc, one_in(10) ? any_reg_op() : op);
 
-			gen_program(r, dc, true);
+			gen_program(r, dc, true, false);
 		}
 	} else if (kind < 7) {
 		/* a chain past 4096 instructions, one program near the limit */
@@ -1077,12 +1133,17 @@ static void gen_regs(struct dcase *dc)
 		 * allows, and a program's verdict shows only then
 		 */
 		bool permissive = !one_in(4);
+		/*
+		 * one in four from the case's number, not its stream: the
+		 * other cases' programs stay the ones earlier runs drew
+		 */
+		bool ud_chain = ud_chain_case(dc->id);
 
 		n = 1 + rnd() % 8;
 		for (i = 0; i < n; i++) {
 			struct reg *r = new_reg(dc, any_reg_op());
 
-			gen_program(r, dc, permissive || n > 4);
+			gen_program(r, dc, permissive || n > 4, ud_chain);
 		}
 	}
 	for (i = 0; i < dc->nreg; i++) {
@@ -1160,10 +1221,11 @@ static void print_reg(FILE *f, const struct reg *r, unsigned int idx)
 {
 	unsigned int pc;
 
-	fprintf(f, "#   registration %u: opcode %u, flags 0x%x%s, pdu_size %u, %u insns (%s): expect %d\n",
+	fprintf(f, "#   registration %u: opcode %u, flags 0x%x%s, pdu_size %u, %u insns (%s)%s: expect %d\n",
 		idx, r->opcode, r->flags,
 		r->flags & IO_URING_BPF_FILTER_DENY_REST ? " (DENY_REST)" : "",
-		r->pdu, r->len, r->why, r->expect);
+		r->pdu, r->len, r->why,
+		r->unfolded ? ", made with io_uring.bpf_fold=0" : "", r->expect);
 	for (pc = 0; pc < r->len && pc < MAX_INSNS; pc++) {
 		if (r->len > 200 && pc == 100) {
 			fprintf(f, "#     ... %u instructions (bpf-fold-diff -v -s %llu -c N prints them)\n",
@@ -1224,9 +1286,26 @@ static void print_verdicts(FILE *f, const struct dcase *dc,
 /* ------------------------------------------------------------------ */
 /* The kernel's side                                                  */
 
+/*
+ * io_uring.bpf_fold, read when a filter is registered: 0 leaves it to run
+ * as registered. Absent (a kernel without the registration-time forms):
+ * nothing to switch
+ */
+static void set_fold(int on)
+{
+	int fd = open("/sys/module/io_uring/parameters/bpf_fold", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		perror("bpf_fold");
+	close(fd);
+}
+
 static int add_filter(int fd, const struct reg *r)
 {
 	struct io_uring_bpf b;
+	int ret;
 
 	memset(&b, 0, sizeof(b));
 	b.cmd_type = IO_URING_BPF_CMD_FILTER;
@@ -1236,7 +1315,12 @@ static int add_filter(int fd, const struct reg *r)
 	b.filter.filter_len = r->len;
 	b.filter.pdu_size = r->pdu;
 	b.filter.filter_ptr = (uintptr_t)r->insn;
-	return reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
+	if (r->unfolded)
+		set_fold(0);
+	ret = reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
+	if (r->unfolded)
+		set_fold(1);
+	return ret;
 }
 
 static void prep_sqe(struct io_uring *ring, const struct tsqe *s)
@@ -1326,6 +1410,61 @@ static int run_sqe(struct io_uring *ring, const struct dcase *dc,
 	}
 }
 
+/* the context words @r loads on some path: jumps go forward only */
+static unsigned int words_read(const struct reg *r)
+{
+	bool reach[MAX_INSNS + 1] = { true };
+	unsigned int pc, words = 0;
+
+	for (pc = 0; pc < r->len; pc++) {
+		const struct sock_filter *i = &r->insn[pc];
+
+		if (!reach[pc])
+			continue;
+		switch (BPF_CLASS(i->code)) {
+		case BPF_RET:
+			continue;
+		case BPF_LD:
+			if (i->code == (BPF_LD | BPF_W | BPF_ABS) && i->k < CTX_SIZE)
+				words |= 1u << (i->k / 4);
+			break;
+		case BPF_JMP:
+			/* a chain's programs passed the checker: in range */
+			if (BPF_OP(i->code) == BPF_JA) {
+				if (i->k < r->len - pc)
+					reach[pc + 1 + i->k] = true;
+				continue;
+			}
+			if (i->jt < r->len - pc - 1)
+				reach[pc + 1 + i->jt] = true;
+			if (i->jf < r->len - pc - 1)
+				reach[pc + 1 + i->jf] = true;
+			continue;
+		}
+		reach[pc + 1] = true;
+	}
+	return words;
+}
+
+/* the form of @op's chain (form_name[]) */
+static unsigned int chain_form(const struct dcase *dc,
+			       const struct ring_model *m, unsigned int op)
+{
+	unsigned int i, words = 0, plain = W_FLAGS | zero_words(op);
+
+	if (m->denied[op])
+		return F_DENIED;
+	if (dc->reg[m->chain[op][m->nchain[op] - 1]]->unfolded)
+		return F_ASIS;
+	for (i = 0; i < m->nchain[op]; i++)
+		words |= words_read(dc->reg[m->chain[op][i]]);
+	if (!(words & ~plain))
+		return F_FLAGS;
+	if (!(words & ~(plain | W_UD)))
+		return F_UD;
+	return m->nchain[op] == 1 ? F_ONE : F_SEVERAL;
+}
+
 /* what the model expects of an SQE: an error before the filter, or a verdict */
 struct expect {
 	int pre;		/* non-zero: this error, no filter ran */
@@ -1408,6 +1547,8 @@ static bool judge(const struct dcase *dc, const struct ring_model *m,
 		cnt.refused++;
 	else
 		cnt.allowed++;
+	if (!e.pre && e.filtered)
+		cnt.form[chain_form(dc, m, s->op)]++;
 	if (res == NO_CQE)
 		cnt.skipped++;
 	if (agrees(s, &e, res))
@@ -1549,6 +1690,19 @@ static bool dry_case(const struct dcase *dc)
 	return true;
 }
 
+/* the form counts since @since, as "name N, ..." */
+static const char *forms_str(const struct counts *since)
+{
+	static char buf[256];
+	size_t n = 0;
+	unsigned int f;
+
+	for (f = 0; f < F_NR && n < sizeof(buf); f++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s %lu", f ? ", " : "",
+			      form_name[f], cnt.form[f] - since->form[f]);
+	return buf;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-s SEED] [-n CASES] [-b BLOCK] [-c CASE] [-p EVERY] [-v]\n"
@@ -1664,7 +1818,7 @@ int main(int argc, char *argv[])
 				fprintf(stderr, "# bpf-fold-diff: %lu/%lu cases, %lu mismatches, %lds\n",
 					i + 1, n, cnt.mismatches, (long)(time(NULL) - t0));
 		}
-		printf("%s %lu - cases %lu-%lu: %s%lu verdicts (%lu refused, %lu allowed, %lu unfiltered, %lu errors before the filter, %lu CQEs skipped), %lu registrations (%lu DENY_REST, %lu refused as expected)\n",
+		printf("%s %lu - cases %lu-%lu: %s%lu verdicts (%lu refused, %lu allowed, %lu unfiltered, %lu errors before the filter, %lu CQEs skipped), %lu registrations (%lu DENY_REST, %lu refused as expected); filtered by form: %s\n",
 		       bad ? "not ok" : "ok", b + 1,
 		       one >= 0 ? (unsigned long)one : first,
 		       one >= 0 ? (unsigned long)one : last - 1,
@@ -1674,7 +1828,8 @@ int main(int argc, char *argv[])
 		       cnt.unfiltered - before.unfiltered, cnt.prefail - before.prefail,
 		       cnt.skipped - before.skipped, cnt.regs - before.regs,
 		       cnt.deny_rest - before.deny_rest,
-		       cnt.reg_refused - before.reg_refused);
+		       cnt.reg_refused - before.reg_refused,
+		       forms_str(&before));
 		if (bad)
 			failed++;
 	}
@@ -1684,5 +1839,8 @@ int main(int argc, char *argv[])
 	       cnt.chain_full, cnt.progs_4k,
 	       cnt.long_chains, BPF_MAXINSNS, cnt.longest_chain,
 	       cnt.mismatches, (long)(time(NULL) - t0));
+	memset(&before, 0, sizeof(before));
+	printf("# bpf-fold-diff: filtered verdicts by what the chain reads: %s\n",
+	       forms_str(&before));
 	return failed ? 1 : 0;
 }

@@ -52,13 +52,19 @@ static inline uint32_t rnd(void)
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 32);
 }
 
-static inline void seed_case(uint64_t seed, uint64_t id)
+/* splitmix64's output for case @id of stream @seed */
+static inline uint64_t splitmix64(uint64_t seed, uint64_t id)
 {
 	uint64_t z = seed + (id + 1) * 0x9e3779b97f4a7c15ULL;
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	rng_state = (z ^ (z >> 31)) | 1;
+	return z ^ (z >> 31);
+}
+
+static inline void seed_case(uint64_t seed, uint64_t id)
+{
+	rng_state = splitmix64(seed, id) | 1;
 }
 
 /* true one time in @n */
