@@ -30,7 +30,7 @@ BOOTS   ?=
 #% RUN: the run folder make report, plots and reference read (default results/latest);
 #%   for make bench, trace and check: the folder to write (default a new one)
 RUN     ?= results/latest
-#% TIMEOUT: hard limit in seconds for one guest boot (600; make bench 3600)
+#% TIMEOUT: hard limit in seconds for one guest boot (600; make trace 1800; make bench 3600)
 TIMEOUT ?=
 #% IDLE_TIMEOUT: make bench ends a boot after this many seconds without console
 #%   output (300)
@@ -103,7 +103,7 @@ help:
 	@echo
 	@echo 'now: KERNEL=$(KERNEL) KERNELS="$(KERNELS)" DEBUG=$(DEBUG) ACCEL=$(ACCEL)'
 	@echo '     ICOUNT=$(ICOUNT) QUICK=$(QUICK) BOOTS=$(or $(BOOTS),auto) RUN=$(RUN) JOBS=$(JOBS)'
-	@echo '     TIMEOUT=$(or $(TIMEOUT),600 (bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300))'
+	@echo '     TIMEOUT=$(or $(TIMEOUT),600 (trace: 1800, bench: 3600)) IDLE_TIMEOUT=$(or $(IDLE_TIMEOUT),off (bench: 300))'
 
 # install PACKAGES: install only what is missing, apt's lists refreshed
 # once if needed. Another apt at work (CI installs the guests' and tools'

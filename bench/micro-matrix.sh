@@ -39,8 +39,14 @@ done
 arg_cells=("socket -b 32 -n 8000" "openat -b 32 -n 2000" "connect -b 32 -n 8000")
 # RING|CELL: the filters (ringbench -F, -S, -J) on the workload's opcode,
 # one instruction to four stacked 13-instruction programs, the JIT off,
-# a filter on another opcode only, and filters with the allow-lists
+# a filter on another opcode only, filters with the allow-lists, and
+# filters on the opcode and flags alone, one and four stacked; the
+# stacks and the flags filter also as registered (-L 0: the chain run
+# program by program), beside the forms the registration makes of them
 filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
+	"2|nop -b 32 -F flags -n 50000" "2|nop -b 32 -F flags -S 4 -n 50000"
+	"2|nop -b 32 -F flags -L 0 -n 50000" "2|nop -b 32 -F flags -S 4 -L 0 -n 50000"
+	"2|nop -b 32 -F real -S 4 -L 0 -n 50000"
 	"2|nop -b 32 -F real -S 2 -n 50000" "2|nop -b 32 -F real -S 4 -n 50000"
 	"2|nop -b 32 -F real -J 0 -n 50000" "2|nop -b 32 -F other -n 50000"
 	"3|nop -b 32 -F real -n 50000" "2|socket -b 32 -F socket -n 8000"
@@ -58,8 +64,10 @@ task_cells=("4|nop -b 32 -t variant=task -n 50000" "4|socket -b 32 -t variant=ta
 	"7|fork -t variant=other -n 40")
 if [ "$quick" = 1 ]; then
 	reps=${REPS:-3}
-	# a filter on the workload's opcode, on another, and on each payload
+	# a filter on the workload's opcode, on another, on the flags alone and on
+	# each payload
 	quick_filters=("2|nop -b 32 -F real -n 50000" "2|nop -b 32 -F other -n 50000"
+		"2|nop -b 32 -F flags -n 50000"
 		"2|socket -b 32 -F socket -n 8000" "2|openat -b 32 -F open -n 2000")
 	cells=("nop -b 1 -n 15000" "nop -b 32 -n 50000" "read -d 32 -n 4000"
 		"sqpoll -d 32 -n 4000" "setup -n 1600" "deny -b 32 -n 50000"
@@ -109,6 +117,19 @@ mkdir -p "$out"
 # from tmpfs: nothing in a timed loop may wait on the 9p share
 bin=/tmp/ringbench
 cp "${RINGBENCH:-$here/../build/bench/ringbench}" "$bin" || exit 1
+
+# ringbench -J and -L set these and put them back when it exits; one the
+# step's watchdog kills cannot, so after a failed run the matrix does
+declare -A knob_was
+for k in /proc/sys/net/core/bpf_jit_enable /sys/module/io_uring/parameters/bpf_fold; do
+	[ -r "$k" ] && knob_was[$k]=$(cat "$k")
+done
+knobs_put() {
+	local k
+	for k in "${!knob_was[@]}"; do
+		echo "${knob_was[$k]}" >"$k" 2>/dev/null
+	done
+}
 
 # the probes' complaints go to the run's log too
 : >"$out/micro.log"
@@ -193,6 +214,7 @@ for phase in main tail; do
 			-n 200 -W 100 >/dev/null 2>>"$out/micro.log"
 		rc=$?
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+			knobs_put
 			failed=$((failed + 1))
 			why=$(why_failed $rc "$limit")
 			step_failed "$out" "micro $(cell_label "$wl" "$args"), warm-up" "$why" micro.log
@@ -231,6 +253,7 @@ for phase in main tail; do
 				elif [ "$rc" = 77 ]; then
 					echo "[bench] $kernel: ringbench -w $wl $args -r $r: absent on this kernel (exit 77)"
 				elif [ "$rc" != 0 ]; then
+					knobs_put
 					failed=$((failed + 1))
 					why=$(why_failed $rc "$limit")
 					ring=$(case $r in 0) echo unrestricted ;; 1) echo restricted ;;

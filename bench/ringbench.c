@@ -59,6 +59,10 @@
  *   socket  family AF_INET or AF_UNIX, type SOCK_STREAM or SOCK_DGRAM
  *   open    no O_CREAT, O_TRUNC or O_TMPFILE
  *   connect AF_INET, 127.0.0.1, port 4242 (connect's own address)
+ *   flags   5 instructions on sqe_flags alone: no IOSQE_ASYNC
+ * A patched kernel works out at registration what a chain's verdict is
+ * on the opcode and flags alone, and fuses a stack into one program;
+ * -L 0 makes the filters under io_uring.bpf_fold=0, run as registered.
  *
  * A line on stderr once a second while a run lasts; one JSON line per run
  * on stdout. Exit status 77: the kernel has no ring restrictions or no
@@ -122,12 +126,13 @@ static const char *const ring_names[] = {
 	[R_OTHER_FILTERS] = "other-filtered", [R_OTHER_PLAIN] = "other-plain",
 };
 
-enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_CONNECT,
-	F_LAST = F_CONNECT };
+enum { F_ALLOW, F_REAL, F_OTHER, F_SOCKET, F_OPEN, F_CONNECT, F_FLAGS,
+	F_LAST = F_FLAGS };
 
 static const char *const filter_names[] = {
 	[F_ALLOW] = "allow", [F_REAL] = "real", [F_OTHER] = "other",
 	[F_SOCKET] = "socket", [F_OPEN] = "open", [F_CONNECT] = "connect",
+	[F_FLAGS] = "flags",
 };
 
 /* the flag class each NOP cell sends (and its restricted ring allows) */
@@ -186,9 +191,11 @@ static struct {
 	int filter;		/* -F, or -1 */
 	unsigned int stack;	/* -S */
 	int jit;		/* -J, or -1: leave the sysctl alone */
+	int fold;		/* -L, or -1: leave the parameter alone */
 } opt = {
 	.wl = W_NOP, .batch = 32, .depth = 32, .nrings = 64,
 	.file = "/dev/nullb0", .filter = -1, .stack = 1, .jit = -1,
+	.fold = -1,
 };
 
 struct bench {
@@ -214,10 +221,12 @@ static void usage(const char *prog, int status)
 		"               task-restricted, task-filtered (the task's, fd -1),\n"
 		"               other-filtered (another task's filters), other-plain\n"
 		"               (that task without them) (0)\n"
-		"  -F FILTER    allow, real, other, socket, open, connect: the\n"
+		"  -F FILTER    allow, real, other, socket, open, connect, flags: the\n"
 		"               filter of rings 2, 3, 5, 6 (default: the workload's)\n"
 		"  -S N         that filter N times, stacked           (default 1)\n"
 		"  -J 0|1       net.core.bpf_jit_enable while the filters are made\n"
+		"  -L 0|1       io_uring.bpf_fold while the filters are made: 0 runs\n"
+		"               them as registered, program by program\n"
 		"  -b N         SQEs per submit: the NOP workloads     (default 32)\n"
 		"  -d N         reads in flight: read, sqpoll, bufsel  (default 32)\n"
 		"  -R N         rings: rings                           (default 64)\n"
@@ -363,6 +372,19 @@ static struct sock_filter prog_real[] = {
 	BPF_STMT(BPF_RET | BPF_K, 1),
 };
 
+/*
+ * The policy a container runtime writes first: no IOSQE_ASYNC (here on
+ * NOP). It reads the opcode and flags bytes only, so its verdict for
+ * every SQE is known when it is registered.
+ */
+static struct sock_filter prog_flags[] = {
+	CTX_WORD(opcode),
+	BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, SQE_FLAGS_SHIFT),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, IOSQE_ASYNC, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
 /* family AF_INET or AF_UNIX, type (less its flags) stream or datagram */
 static struct sock_filter prog_socket[] = {
 	CTX_WORD(socket.family),
@@ -437,6 +459,10 @@ static int filter_of(struct sock_filter **prog, unsigned int *len,
 		*prog = prog_real;
 		*len = sizeof(prog_real) / sizeof(prog_real[0]);
 		break;
+	case F_FLAGS:
+		*prog = prog_flags;
+		*len = sizeof(prog_flags) / sizeof(prog_flags[0]);
+		break;
 	case F_SOCKET:
 		*prog = prog_socket;
 		*len = sizeof(prog_socket) / sizeof(prog_socket[0]);
@@ -459,31 +485,50 @@ static int filter_of(struct sock_filter **prog, unsigned int *len,
 	return op;
 }
 
-/* net.core.bpf_jit_enable as it was before -J, restored at exit */
-static char jit_was[8];
-static const char jit_knob[] = "/proc/sys/net/core/bpf_jit_enable";
+/*
+ * Kernel knobs the filters are made under (-J, -L), each set for the run
+ * and put back as it was at exit
+ */
+static struct knob {
+	const char *path;
+	char was[8];
+	int set;
+} jit_knob = { .path = "/proc/sys/net/core/bpf_jit_enable" },
+  fold_knob = { .path = "/sys/module/io_uring/parameters/bpf_fold" };
 
-static void jit_restore(void)
+static void knob_put(struct knob *k)
 {
-	FILE *f = fopen(jit_knob, "w");
+	FILE *f;
 
-	if (f) {
-		fputs(jit_was, f);
-		fclose(f);
-	}
+	if (!k->set || !(f = fopen(k->path, "w")))
+		return;
+	fputs(k->was, f);
+	fclose(f);
 }
 
-static void jit_set(int on)
+static void knobs_restore(void)
 {
-	FILE *f = fopen(jit_knob, "r");
+	knob_put(&jit_knob);
+	knob_put(&fold_knob);
+}
 
-	if (!f || !fgets(jit_was, sizeof(jit_was), f))
-		die("%s: %s", jit_knob, strerror(errno));
+/* 77 when the kernel has no such knob and @missing_ok says why */
+static void knob_set(struct knob *k, int on, const char *missing_ok)
+{
+	FILE *f = fopen(k->path, "r");
+
+	if (!f && errno == ENOENT && missing_ok) {
+		fprintf(stderr, "ringbench: %s: %s\n", k->path, missing_ok);
+		exit(EXIT_UNSUPPORTED);
+	}
+	if (!f || !fgets(k->was, sizeof(k->was), f))
+		die("%s: %s", k->path, strerror(errno));
 	fclose(f);
-	f = fopen(jit_knob, "w");
+	f = fopen(k->path, "w");
 	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f))
-		die("%s: cannot set it to %d", jit_knob, on);
-	atexit(jit_restore);
+		die("%s: cannot set it to %d", k->path, on);
+	if (!k->set++)
+		atexit(knobs_restore);
 }
 
 /* -S copies of the filter on @fd; 77 on a kernel without the opcode */
@@ -511,6 +556,62 @@ static void add_filters(int fd)
 		if (ret < 0)
 			die("IORING_REGISTER_BPF_FILTER: %s", strerror(-ret));
 	}
+}
+
+/*
+ * A filter that refuses nothing costs what the tables cost too: before a
+ * filtered cell is measured, the NOP filters that can refuse (flags, real)
+ * must refuse a NOP with IOSQE_ASYNC, and real one with user_data 0xdead
+ * (a verdict on the payload); the bench's own SQEs all pass them. Before
+ * the workload's rings exist, on a ring of its own with the same filters
+ * (the task's, and the ring's -S copies) and no allow-lists, which would
+ * refuse such a NOP themselves.
+ */
+static void filters_refuse(void)
+{
+	static const struct { __u64 ud; unsigned int flags; } probe[] = {
+		{ 1, IOSQE_ASYNC }, { 0xdead, 0 },
+	};
+	struct sock_filter *prog;
+	unsigned int len, pdu, i, n;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int f = filter_kind(), ret;
+
+	if (filter_of(&prog, &len, &pdu) != IORING_OP_NOP ||
+	    (f != F_FLAGS && f != F_REAL))
+		return;
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret)
+		die("filter probe: io_uring_queue_init: %s", strerror(-ret));
+	if (ring_filters(opt.restricted))
+		add_filters(ring.ring_fd);
+	n = f == F_REAL ? 2 : 1;
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_nop(sqe);
+		sqe->user_data = probe[i].ud;
+		sqe->flags = probe[i].flags;
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret < 0)
+			die("filter probe: submit: %s", strerror(-ret));
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret < 0)
+			die("filter probe: wait: %s", strerror(-ret));
+		if (cqe->res != -EACCES)
+			die("filter %s allowed a NOP (user_data %#llx, flags %#x): res %d, want -EACCES",
+			    filter_names[f], (unsigned long long)probe[i].ud,
+			    probe[i].flags, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	/*
+	 * Its teardown and its filters' freeing run in kworkers and RCU:
+	 * done before the warm-up (guest time, free under -icount
+	 * sleep=off), not in this run's timed loop or the next run's
+	 */
+	usleep(200000);
 }
 
 /*
@@ -545,16 +646,16 @@ static void ring_init(struct bench *b, unsigned int entries,
 		prepare(b);
 	if (ring_filters(opt.restricted))
 		add_filters(b->ring.ring_fd);
-	if (!ring_lists(opt.restricted))
-		return;
-	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
-			   r, policy(r));
-	if (ret < 0)
-		die("IORING_REGISTER_RESTRICTIONS: %s", strerror(-ret));
-	ret = sys_register(b->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS,
-			   NULL, 0);
-	if (ret < 0)
-		die("IORING_REGISTER_ENABLE_RINGS: %s", strerror(-ret));
+	if (ring_lists(opt.restricted)) {
+		ret = sys_register(b->ring.ring_fd,
+				   IORING_REGISTER_RESTRICTIONS, r, policy(r));
+		if (ret < 0)
+			die("IORING_REGISTER_RESTRICTIONS: %s", strerror(-ret));
+		ret = sys_register(b->ring.ring_fd,
+				   IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+		if (ret < 0)
+			die("IORING_REGISTER_ENABLE_RINGS: %s", strerror(-ret));
+	}
 }
 
 /* Reap exactly @n CQEs; each must carry @want. */
@@ -994,7 +1095,7 @@ static void print_result(uint64_t ops, uint64_t ns)
 	if (opt.wl == W_RINGS)
 		printf(",\"rings\":%u", opt.nrings);
 	/* a filter cell names its filter on every ring, 0 and 1 included */
-	if (opt.filter >= 0 || opt.stack > 1 || opt.jit >= 0) {
+	if (opt.filter >= 0 || opt.stack > 1 || opt.jit >= 0 || opt.fold >= 0) {
 		struct sock_filter *prog;
 		unsigned int len, pdu;
 
@@ -1002,7 +1103,8 @@ static void print_result(uint64_t ops, uint64_t ns)
 		printf(",\"filter\":\"%s%s%.0u%s\",\"filter_insns\":%u",
 		       filter_names[filter_kind()],
 		       opt.stack > 1 ? "x" : "", opt.stack > 1 ? opt.stack : 0,
-		       opt.jit == 0 ? "-nojit" : "", len);
+		       opt.jit == 0 ? "-nojit" : opt.fold == 0 ? "-chain" : "",
+		       len);
 	}
 	for (i = 0; i < opt.ntags; i++) {
 		const char *eq = strchr(opt.tags[i], '=');
@@ -1021,7 +1123,7 @@ int main(int argc, char *argv[])
 	unsigned long warm = 0;
 	int c, i;
 
-	while ((c = getopt(argc, argv, "w:r:b:d:R:f:n:W:t:F:S:J:mh")) != -1) {
+	while ((c = getopt(argc, argv, "w:r:b:d:R:f:n:W:t:F:S:J:L:mh")) != -1) {
 		switch (c) {
 		case 'w':
 			for (i = 0; i <= W_LAST; i++)
@@ -1052,6 +1154,9 @@ int main(int argc, char *argv[])
 			opt.stack = strtoul(optarg, NULL, 0);
 			if (!opt.stack || opt.stack > 64)
 				usage(argv[0], 2);
+			break;
+		case 'L':
+			opt.fold = atoi(optarg);
 			break;
 		case 'J':
 			opt.jit = atoi(optarg);
@@ -1111,10 +1216,17 @@ int main(int argc, char *argv[])
 	if (!warm)
 		opt.warmup = opt.wl == W_SETUP ? opt.ops / 4 : opt.ops / 10;
 
-	if (opt.jit >= 0 && opt.restricted != R_PLAIN &&
-	    opt.restricted != R_LISTS && opt.restricted != R_TASK)
-		jit_set(opt.jit);
+	if (opt.restricted != R_PLAIN && opt.restricted != R_LISTS &&
+	    opt.restricted != R_TASK) {
+		if (opt.jit >= 0)
+			knob_set(&jit_knob, opt.jit, NULL);
+		if (opt.fold >= 0)
+			knob_set(&fold_knob, opt.fold,
+				 "no io_uring.bpf_fold: no chain-form filter cell here");
+	}
 	task_setup();
+	if (ring_filters(opt.restricted) || opt.restricted == R_TASK_FILTERS)
+		filters_refuse();
 
 	if (opt.wl == W_OPENAT) {
 		tmp_dir = open("/tmp", O_RDONLY | O_DIRECTORY);

@@ -24,7 +24,7 @@
 # TRACE_REPS, TRACE_PARTS (subset of "insn bpftrace perf"), RUN, CACHE
 # (1: the plugin's cache model, the default; 0: off) and CACHE_GEOMETRY
 # (e.g. "l1d=32:8,l2=1280:10"; default one Golden Cove core, see
-# tracing/insn-count.c).
+# tracing/insn-count.c) and TIMEOUT (per boot, default 1800).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
@@ -40,6 +40,8 @@ command -v bpftrace >/dev/null && command -v perf >/dev/null ||
 parts=${TRACE_PARTS:-insn bpftrace perf}
 perf_accel=$(ACCEL=${ACCEL:-auto} ICOUNT=0 KERNEL=${kernels%% *} "$lab/vm/run.sh" -a)
 export ACCEL=tcg ICOUNT=1
+# a plugin boot of a filtered kernel runs past vm/run.sh's 600 s on a loaded host
+export TIMEOUT=${TIMEOUT:-1800}
 accel=$("$lab/vm/run.sh" -a)
 run=${RUN:-$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-$accel-trace}
 run=$(run_open "$run")

@@ -55,6 +55,7 @@ FILTERS = {
     "socket": "family and type (9 instructions)",
     "open": "open flags (4 instructions)",
     "connect": "address and port (8 instructions)",
+    "flags": "no IOSQE_ASYNC (5 instructions on the flags alone)",
 }
 OPS = {"nop": "NOP", "socket": "SOCKET", "openat": "OPENAT", "connect": "CONNECT"}
 
@@ -65,16 +66,18 @@ def signed(x):
 
 
 def filter_text(name):
-    """"realx4-nojit" -> the program, 4 stacked, JIT off."""
-    jit = name.endswith("-nojit")
-    base = name[:-len("-nojit")] if jit else name
+    """"realx4-nojit" -> the program, 4 stacked, JIT off; "-chain": made
+    under io_uring.bpf_fold=0, run as registered."""
+    base, _, suffix = name.partition("-")
     m = re.fullmatch(r"(.*?)x([0-9]+)", base)
     base, stacked = (m.group(1), m.group(2)) if m else (base, "")
     text = FILTERS.get(base, base)
     if stacked:
         text += f", {stacked} stacked"
-    if jit:
+    if suffix == "nojit":
         text += ", JIT off"
+    elif suffix == "chain":
+        text += ", run as registered"
     return text
 
 
@@ -173,9 +176,12 @@ class Run:
                                       "refused NOP (-EACCES), batch 32, over an unrestricted ring's NOP"))
         filters = self.filter_rows()
         if short:
-            # one filter: the 13-instruction program on NOP, else the first
-            pick = [f for f in filters if f[0] == "real" and not f[1]] or filters[:1]
-            filters = pick[:1]
+            # the filters on NOP: on the flags alone (decided at
+            # registration), the 13-instruction program, four of them
+            # fused and the same four as registered; else the first
+            pick = [f for n in ("flags", "real", "realx4", "realx4-chain") for f in filters
+                    if f[0] == n and not f[1]] or filters[:1]
+            filters = pick
         out += [f[2] for f in filters]
         return [r for r in out if r]
 

@@ -198,14 +198,17 @@ def write_memory(out, rows, per, kernels, cell_list):
 # image in the module area ("[bpf jit]", by_function()).
 # Exit is what io_run_bpf_filters() runs after its last call (run_exit()).
 # Entry is the way from the opcode table to the program, io_submit_sqes()'s
-# share included (the part of io_init_req() that io_init_req_filtered()
-# runs instead is a negative there); the program includes the indirect
+# share included (the part of io_init_req() that io_init_req_slow() runs
+# instead is a negative there), the context's fixed fields too: since the
+# registration-time verdicts, io_run_bpf_filters() builds them inline.
+# Context build is the opcode's payload. The program includes the indirect
 # calls into it (retpoline thunks; the interpreter's own jumps go through
 # them too). A symbol's compiler suffix (.constprop.0, .isra.0, .cold)
 # counts as the function.
 FILTER_ENTRY = {"io_init_req_slow", "io_init_req_filtered", "io_run_bpf_filters",
                 "migrate_disable", "io_init_req", "io_submit_sqes"}
-FILTER_CTX = {"io_bpf_ctx_build", "io_socket_bpf_ctx", "io_open_bpf_ctx"}
+FILTER_CTX = {"io_bpf_ctx_build", "io_socket_bpf_ctx", "io_open_bpf_ctx",
+              "io_connect_bpf_ctx"}
 FILTER_EXIT = {"migrate_enable", "preempt_schedule", "preempt_schedule_thunk"}
 
 
@@ -243,13 +246,14 @@ def run_exit(k, raw_addr, key, symbols):
     reps = raw_addr[key]
     count = {a: statistics.median(r.get(a, 0.0) for r in reps) for a in dis}
     order = sorted(dis)
-    # the program's call, then the first preempt_enable() after it
+    # the program's call, then preempt_enable()
     prog = [a for a in order if dis[a].startswith("call") and "indirect_thunk" in dis[a]
             and count[a] > 0]
     if not prog:
         return 0.0
-    start = next((a for a in order if a > prog[0] and "__preempt_count" in dis[a]
-                  and dis[a].startswith("decl")), None)
+    # the one decl the program's calls (fused, or a chain's loop) all reach
+    start = next((a for a in order if "__preempt_count" in dis[a]
+                  and dis[a].startswith("decl") and count[a] > 0), None)
     if start is None:
         return 0.0
     total = 0.0

@@ -31,6 +31,16 @@ cp "$lab/build/bench/ringbench" "$bin/ringbench" || exit 1
 rb() { setarch -R "$bin/ringbench" "$@"; }
 
 rings=$(ring_kinds rb)
+# BPF filters in each form the registration makes (bench/micro-matrix.sh):
+# decided on the flags, one program, a fused stack, and on another opcode:
+# on a filtered ring (2) where the kernel has filters, else on the cell's
+# unrestricted ring, which is what baseline's figure comes from (a row
+# compares the two; patched's unrestricted ring is not in it)
+filter_cells=("nop -b 32 -F flags -n 50000" "nop -b 32 -F flags -S 4 -n 50000"
+	"nop -b 32 -F real -n 50000" "nop -b 32 -F real -S 4 -n 50000"
+	"nop -b 32 -F other -n 50000")
+filter_rings=0
+rb -w nop -r 2 -F allow -n 1 -W 0 >/dev/null 2>&1 && filter_rings=2
 failed=0
 done=0
 # measure WARM EXTRA CELL...: an untimed warm-up of each CELL (WARM=1), then
@@ -67,11 +77,15 @@ if [ "$part_of_gate" = insn ]; then
 	# teardown goes on in kworkers and RCU after ringbench exits and would
 	# spill into the runs that follow (bench/micro-matrix.sh)
 	tail_cells=("bufsel -d 32 -n 4000" "rings -R 64 -b 4 -n 25600")
-	total=$((reps * (${#cells[@]} + ${#tail_cells[@]}) * $(wc -w <<<"$rings")))
+	total=$((reps * ((${#cells[@]} + ${#tail_cells[@]}) * $(wc -w <<<"$rings") +
+		${#filter_cells[@]} * $(wc -w <<<"$filter_rings"))))
 	part=$out/$kernel.jsonl.part
 	: >"$part"
 	measure 1 "" "${cells[@]}"
 	measure 1 "" "${tail_cells[@]}"
+	# last: a filter's programs are freed by a workqueue after ringbench
+	# exits, and would spill into any cell after them
+	rings=$filter_rings measure 1 "" "${filter_cells[@]}"
 	mv "$part" "$out/$kernel.jsonl"
 	exit $failed
 fi

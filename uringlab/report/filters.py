@@ -9,15 +9,66 @@ FILTER_TEXT = {
     "other": "1 instruction, on IORING_OP_SOCKET: NOP has none",
     "socket": "family and type, 7 or 9 instructions",
     "open": "open flags, 4 instructions",
+    "connect": "address and port, 8 instructions",
+    "flags": "5 instructions on sqe_flags alone",
 }
+
+# What the registration makes of a filter on patched (kernel-patches 0017,
+# 0018), by the filter's name; "-chain" (ringbench -L 0) is the same
+# filter made under io_uring.bpf_fold=0, run as registered
+FORM = {"allow": "decided at registration", "flags": "decided at registration",
+        "real": "one program"}
+
+
+def split_filter(f):
+    """"realx4-chain" -> ("real", "4", "chain")."""
+    base, _, suffix = f.partition("-")
+    name, _, n = base.partition("x")
+    return name, n, suffix
 
 
 def filter_text(f):
-    name, _, rest = f.partition("x")
-    jit = "JIT off" if f.endswith("-nojit") else "JIT on"
-    name = name.replace("-nojit", "")
-    n = rest.replace("-nojit", "")
-    return f"{FILTER_TEXT.get(name, name)}{', ' + n + ' stacked' if n else ''}, {jit}"
+    name, n, suffix = split_filter(f)
+    jit = "JIT off" if suffix == "nojit" else "JIT on"
+    chain = ", as registered" if suffix == "chain" else ""
+    return f"{FILTER_TEXT.get(name, name)}{', ' + n + ' stacked' if n else ''}, {jit}{chain}"
+
+
+def form(f):
+    """What patched runs for filter @f (ringbench's name)."""
+    name, n, suffix = split_filter(f)
+    if suffix == "chain":
+        return "as registered, program by program"
+    if name in ("allow", "flags"):
+        return FORM[name]
+    return "one fused program" if n else "one program"
+
+
+def forms_table(rows, unit):
+    """Each filter made both ways, on the same kernel and cell: the chain
+    as registered beside the form the registration made of it."""
+    # by ring too: "tables + filter real" is the same filter on another ring
+    by = {(r["cell"], r["kernel"], r["ring"], r["check"].rsplit(" ", 1)[1]): r
+          for r in rows if " filter " in r["check"] and r["check_per_op"]}
+    out = []
+    for (cell, kernel, ring, f), chain in by.items():
+        if not f.endswith("-chain"):
+            continue
+        made = by.get((cell, kernel, ring, f[:-len("-chain")]))
+        if not made:
+            continue
+        a, b = float(chain["check_per_op"]), float(made["check_per_op"])
+        out.append(f"| {cell} | {filter_text(made['check'].rsplit(' ', 1)[1])} | {kernel} | "
+                   f"{a:+.2f} | {b:+.2f} | {form(f[:-len('-chain')])} | {b - a:+.2f} |")
+    if not out:
+        return []
+    return ["### Chain, decided and fused side by side\n",
+            f"What a filter adds to the same kernel's unrestricted ring, in {unit}/op: made "
+            "under `io_uring.bpf_fold=0` (the chain run as registered, program by program) "
+            "and as the registration makes it (verdicts worked out on the opcode and flags, "
+            "a stack fused into one program). Same run, same boots.\n",
+            "| cell | filter | kernel | as registered | as made | made into | change |",
+            "|---|---|---|---:|---:|---|---:|"] + out + [""]
 
 
 def section(rows, unit, icount, kl):
@@ -52,4 +103,4 @@ def section(rows, unit, icount, kl):
                        f"| {check} | {kl(r['kernel'])} | {r['ring']} | {num(r['median_per_op'], 2)} | "
                        f"— | — | — |")
         out.append("")
-    return out
+    return out + forms_table(rows, unit)

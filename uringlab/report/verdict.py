@@ -71,6 +71,10 @@ def rules(ctx):
         r = Rule(slug, ring, limit, bycell.get(slug))
         label, a, b = SIDES.get(ring, (None, ("patched", ring), ("baseline", "unrestricted")))
         ma, mb = med.get((r.cell, *a)), med.get((r.cell, *b))
+        # a filter cell runs on patched only: baseline's side is its base
+        # cell, whose unrestricted ring is the filter cell's ring 0
+        if r.cell and mb is None and cellnames.split(r.cell)[1]:
+            mb = med.get((cellnames.split(r.cell)[0], *b))
         if r.cell and ma is not None and mb is not None:
             r.row = over.get((r.cell, label))
             r.value = _f(r.row["delta_per_op"]) if r.row else ma - mb
@@ -166,7 +170,7 @@ def _filters(ctx, unit):
             f"{len(rows)} filter ring{'s' if len(rows) > 1 else ''}): "
             f"{_per(float(lo['check_per_op']), unit).split()[0]} ({name(lo)}) .. "
             f"{_per(float(hi['check_per_op']), unit)} ({name(hi)}) per SQE: "
-            "logged, not judged (no target).")
+            "logged; the ones with a limit are judged below.")
 
 
 def warnings(ctx):
@@ -199,7 +203,8 @@ def section(ctx):
         out.append("No `bench/gate/thresholds` in this lab: no targets to judge against.\n")
         return out
     check = [r for r in rs if r.ring == "check" and not r.slug.startswith(DENY)]
-    rings = [r for r in rs if r.ring != "check"]
+    rings = [r for r in rs if r.ring not in ("check", "filtered")]
+    filtered = [r for r in rs if r.ring == "filtered"]
     deny = [r for r in rs if r.ring == "check" and r.slug.startswith(DENY)]
     if ctx.icount:
         out.append("Against the limits of `bench/gate/thresholds` (guest instructions per op, "
@@ -221,5 +226,9 @@ def section(ctx):
                "trace plugin: `make check` judges them.")
     l3 = ("- **A refused SQE** (a NOP refused with -EACCES, minus the same NOP on an unrestricted ring)."
           + say(deny, unit) + _filters(ctx, unit))
-    out += [l1, l2, l3, ""]
+    out += [l1, l2, l3]
+    if filtered:
+        out.append("- **BPF filters with a limit** (patched's filtered ring minus baseline's "
+                   "unrestricted ring, same cell)." + say(filtered, unit, ring=True))
+    out.append("")
     return out
