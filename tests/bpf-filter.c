@@ -197,6 +197,35 @@ static int openat2_(struct io_uring *ring, const char *path, __u64 resolve)
 	return closed(run(ring));
 }
 
+/*
+ * user_data's low word through a mask, or a bit test, before it decides:
+ * the value is no longer the word as loaded, so a kernel that decides
+ * filters on ranges of user_data must leave these to run
+ */
+static struct sock_filter ud_low_byte[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x12, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+static struct sock_filter ud_even[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 1, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+};
+
+/* tags 7 and 9 in the low word, whatever the high word holds */
+static struct sock_filter ud_tags[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 9, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
 FIXTURE(ring) {
 	struct io_uring ring;
 };
@@ -250,6 +279,43 @@ TEST_F(ring, user_data_and_flags)
 	EXPECT_EQ(-EACCES, nop(&self->ring, 5, IOSQE_ASYNC));
 	/* as 7.0, the flags after prep: a drain's IOSQE_ASYNC included */
 	EXPECT_EQ(-EACCES, nop(&self->ring, 6, IOSQE_IO_DRAIN));
+}
+
+TEST_F(ring, user_data_masked)
+{
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, ud_low_byte,
+			 LEN(ud_low_byte), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 0x12, 0));
+	EXPECT_EQ(0, nop(&self->ring, 0x1012, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 0x13, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 0x1013, 0));
+}
+
+TEST_F(ring, user_data_bit_test)
+{
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, ud_even,
+			 LEN(ud_even), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 2, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 3, 0));
+	EXPECT_EQ(0, nop(&self->ring, 4, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 5, 0));
+}
+
+TEST_F(ring, user_data_low_word)
+{
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, ud_tags,
+			 LEN(ud_tags), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 7, 0));
+	EXPECT_EQ(0, nop(&self->ring, 9, 0));
+	EXPECT_EQ(0, nop(&self->ring, (5ULL << 32) | 7, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 8, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, (1ULL << 32) | 8, 0));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 1ULL << 32, 0));
+	/* a drain's flags are a flags value of their own: decided the same */
+	EXPECT_EQ(0, nop(&self->ring, 9, IOSQE_IO_DRAIN));
 }
 
 /* the context: opcode, pdu_size, and zero past the opcode's payload */

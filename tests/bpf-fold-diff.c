@@ -735,7 +735,9 @@ enum { T_DENY, T_ALLOW, T_RETA, T_NEXT };
  * instruction is the default return. The verdict is a real function of
  * the words read: flags bits, user_data, payload. @plain: no arithmetic
  * before a test, and no JSET but on the flags word (the comparisons a
- * kernel can follow as ranges of the word loaded).
+ * kernel can follow as ranges of the word loaded), but for one test of
+ * user_data in six: a mask, a shift or a JSET first, with a constant the
+ * SQEs' words meet through it (what such a kernel must not follow).
  */
 static void gen_decision(struct reg *r, const struct dcase *dc,
 			 unsigned int ntests, unsigned int words,
@@ -749,6 +751,7 @@ static void gen_decision(struct reg *r, const struct dcase *dc,
 		unsigned int w = plain && one_in(2) ? rnd() % 2 : any_word(words);
 		/* plain: a word other than the flags only meets JEQ, JGE, JGT */
 		uint16_t op = jmp_ops[rnd() % (plain && w != 2 ? 3 : 4)];
+		bool bent = plain && w < 2 && dc->nvals[w] && one_in(6);
 		uint32_t c;
 
 		r->insn[pc++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4 * w);
@@ -764,6 +767,21 @@ static void gen_decision(struct reg *r, const struct dcase *dc,
 				c = (dc->vals[2][rnd() % dc->nvals[2]] >> 8) & m;
 			else
 				c = rnd() % 0x80;
+		} else if (bent) {
+			uint32_t v = dc->vals[w][rnd() % dc->nvals[w]];
+			uint32_t m = one_in(2) ? 0xff : rnd();
+			unsigned int sh = 1 + rnd() % 31;
+
+			if (one_in(3)) {
+				op = BPF_JSET;
+				c = any_mask(dc, w);
+			} else if (one_in(2)) {
+				r->insn[pc++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, m);
+				c = v & m;
+			} else {
+				r->insn[pc++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, sh);
+				c = v >> sh;
+			}
 		} else if (!plain && one_in(4)) {
 			/* arithmetic first: the constant no longer matches */
 			r->insn[pc++] = any_alu(dc);

@@ -11,14 +11,16 @@
 #             the CQE-skip cell's rows and pass the NOP cells, which such a
 #             cost does not touch
 #   refused   only SQEs the tables send to io_init_req_slow() (a refused
-#             SQE, and one whose filters must run): the gate must fail on
-#             the refused cell's check row and pass the NOP cells
+#             SQE, one decided on user_data, one whose filters must run):
+#             the gate must fail on the refused cell's check row and pass
+#             the NOP cells
 #   filtered  only SQEs whose filters must run (io_init_req_filtered()):
-#             the gate must fail on the Freal and Frealx4 rows and pass the
-#             decided filters' rows (Fflags, Fflagsx4) and the NOP cells
+#             the gate must fail on the Freal-chain row and pass the
+#             decided filters' rows (Fflags, Fflagsx4 on the flags, Freal,
+#             Frealx4 on user_data), Fother and the NOP cells
 #   unfolded  no NOPs: io_uring.bpf_fold starts off, so filters run as
-#             registered; the gate must fail on the Fflags and Fflagsx4
-#             rows and pass the NOP cells
+#             registered; the gate must fail on the decided filters' rows
+#             (Fflags, Fflagsx4, Freal, Frealx4) and pass the NOP cells
 # The edit is undone and the patched kernel rebuilt on every way out, a
 # kill included.
 set -uo pipefail
@@ -94,13 +96,14 @@ RUN=$lab/results/$(date -u +%Y%m%dT%H%M%SZ)-check-slowed-$n "$lab/bench/gate/run
 rc=${PIPESTATUS[0]}
 if [ "$where" = filtered ]; then
 	# the filters that run pay; the decided ones and the NOP rows do not
-	caught=$([ "$rc" = 1 ] && grep -qE '^nop-b32-Freal +filtered .*FAIL' "$out" &&
-		grep -qE '^nop-b32-Frealx4 +filtered .*FAIL' "$out" &&
-		! grep -qE '^nop-b32-F(flags|flagsx4|other) .*FAIL|^nop-b(1|32) .*FAIL' "$out" && echo 1)
-	what="the filter rows that run a program and not the decided, other-opcode or NOP rows"
+	caught=$([ "$rc" = 1 ] && grep -qE '^nop-b32-Freal-chain +filtered .*FAIL' "$out" &&
+		! grep -qE '^nop-b32-F(flags|flagsx4|other|real|realx4) .*FAIL|^nop-b(1|32) .*FAIL' "$out" && echo 1)
+	what="the filter row that runs a program and not the decided, other-opcode or NOP rows"
 elif [ "$where" = unfolded ]; then
 	caught=$([ "$rc" = 1 ] && grep -qE '^nop-b32-Fflags +filtered .*FAIL' "$out" &&
 		grep -qE '^nop-b32-Fflagsx4 +filtered .*FAIL' "$out" &&
+		grep -qE '^nop-b32-Freal +filtered .*FAIL' "$out" &&
+		grep -qE '^nop-b32-Frealx4 +filtered .*FAIL' "$out" &&
 		! grep -qE '^nop-b(1|32) .*FAIL' "$out" && echo 1)
 	what="the decided filters' rows and not the NOP rows"
 elif [ "$where" = all ]; then
