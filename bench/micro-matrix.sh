@@ -41,12 +41,13 @@ arg_cells=("socket -b 32 -n 8000" "openat -b 32 -n 2000" "connect -b 32 -n 8000"
 # one instruction to four stacked 13-instruction programs, the JIT off,
 # a filter on another opcode only, filters with the allow-lists, and
 # filters on the opcode and flags alone, one and four stacked; the
-# stacks and the flags filter also as registered (-L 0: the chain run
-# program by program), beside the forms the registration makes of them
+# filter on user_data and the flags, one and four stacked, and the flags
+# filter also as registered (-L 0: the chain run program by program),
+# beside the forms the registration makes of them
 filter_cells=("2|nop -b 32 -F allow -n 50000" "2|nop -b 32 -F real -n 50000"
 	"2|nop -b 32 -F flags -n 50000" "2|nop -b 32 -F flags -S 4 -n 50000"
 	"2|nop -b 32 -F flags -L 0 -n 50000" "2|nop -b 32 -F flags -S 4 -L 0 -n 50000"
-	"2|nop -b 32 -F real -S 4 -L 0 -n 50000"
+	"2|nop -b 32 -F real -L 0 -n 50000" "2|nop -b 32 -F real -S 4 -L 0 -n 50000"
 	"2|nop -b 32 -F real -S 2 -n 50000" "2|nop -b 32 -F real -S 4 -n 50000"
 	"2|nop -b 32 -F real -J 0 -n 50000" "2|nop -b 32 -F other -n 50000"
 	"3|nop -b 32 -F real -n 50000" "2|socket -b 32 -F socket -n 8000"

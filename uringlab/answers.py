@@ -177,9 +177,11 @@ class Run:
         filters = self.filter_rows()
         if short:
             # the filters on NOP: on the flags alone (decided at
-            # registration), the 13-instruction program, four of them
-            # fused and the same four as registered; else the first
-            pick = [f for n in ("flags", "real", "realx4", "realx4-chain") for f in filters
+            # registration), the 13-instruction program on user_data
+            # (decided on its ranges), four of them, and the same one and
+            # four as registered; else the first
+            pick = [f for n in ("flags", "real", "realx4", "real-chain", "realx4-chain")
+                    for f in filters
                     if f[0] == n and not f[1]] or filters[:1]
             filters = pick
         out += [f[2] for f in filters]

@@ -32,13 +32,15 @@ rb() { setarch -R "$bin/ringbench" "$@"; }
 
 rings=$(ring_kinds rb)
 # BPF filters in each form the registration makes (bench/micro-matrix.sh):
-# decided on the flags, one program, a fused stack, and on another opcode:
+# decided on the flags, decided on user_data's ranges (one and four
+# stacked), one made as registered (-L 0: a program that must run), and
+# on another opcode:
 # on a filtered ring (2) where the kernel has filters, else on the cell's
 # unrestricted ring, which is what baseline's figure comes from (a row
 # compares the two; patched's unrestricted ring is not in it)
 filter_cells=("nop -b 32 -F flags -n 50000" "nop -b 32 -F flags -S 4 -n 50000"
 	"nop -b 32 -F real -n 50000" "nop -b 32 -F real -S 4 -n 50000"
-	"nop -b 32 -F other -n 50000")
+	"nop -b 32 -F real -L 0 -n 50000" "nop -b 32 -F other -n 50000")
 filter_rings=0
 rb -w nop -r 2 -F allow -n 1 -W 0 >/dev/null 2>&1 && filter_rings=2
 failed=0

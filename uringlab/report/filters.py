@@ -13,11 +13,11 @@ FILTER_TEXT = {
     "flags": "5 instructions on sqe_flags alone",
 }
 
-# What the registration makes of a filter on patched (kernel-patches 0017,
-# 0018), by the filter's name; "-chain" (ringbench -L 0) is the same
+# What the registration makes of a filter on patched (kernel-patches
+# 0017-0019), by the filter's name; "-chain" (ringbench -L 0) is the same
 # filter made under io_uring.bpf_fold=0, run as registered
 FORM = {"allow": "decided at registration", "flags": "decided at registration",
-        "real": "one program"}
+        "real": "decided on ranges of user_data"}
 
 
 def split_filter(f):
@@ -39,7 +39,7 @@ def form(f):
     name, n, suffix = split_filter(f)
     if suffix == "chain":
         return "as registered, program by program"
-    if name in ("allow", "flags"):
+    if name in FORM:
         return FORM[name]
     return "one fused program" if n else "one program"
 
@@ -65,8 +65,8 @@ def forms_table(rows, unit):
     return ["### Chain, decided and fused side by side\n",
             f"What a filter adds to the same kernel's unrestricted ring, in {unit}/op: made "
             "under `io_uring.bpf_fold=0` (the chain run as registered, program by program) "
-            "and as the registration makes it (verdicts worked out on the opcode and flags, "
-            "a stack fused into one program). Same run, same boots.\n",
+            "and as the registration makes it (verdicts worked out on the opcode and flags "
+            "or on ranges of user_data, a stack fused into one program). Same run, same boots.\n",
             "| cell | filter | kernel | as registered | as made | made into | change |",
             "|---|---|---|---:|---:|---|---:|"] + out + [""]
 
