@@ -217,6 +217,19 @@ static struct sock_filter ud_even[] = {
 	BPF_STMT(BPF_RET | BPF_K, 1),
 };
 
+/*
+ * IOSQE_ASYNC only with user_data 5: every user_data allowed without it,
+ * one with it, so the flags values decide user_data differently
+ */
+static struct sock_filter ud_async_tag[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 5, 2, 0),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_OPCODE_WORD),
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, IOSQE_ASYNC << SHIFT_FLAGS, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
 /* tags 7 and 9 in the low word, whatever the high word holds */
 static struct sock_filter ud_tags[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_USER_DATA),
@@ -316,6 +329,19 @@ TEST_F(ring, user_data_low_word)
 	EXPECT_EQ(-EACCES, nop(&self->ring, 1ULL << 32, 0));
 	/* a drain's flags are a flags value of their own: decided the same */
 	EXPECT_EQ(0, nop(&self->ring, 9, IOSQE_IO_DRAIN));
+}
+
+/* each flags value's verdict on user_data its own */
+TEST_F(ring, user_data_per_flags)
+{
+	FILTERS_OR_RETURN();
+	ASSERT_EQ(0, add(self->ring.ring_fd, IORING_OP_NOP, ud_async_tag,
+			 LEN(ud_async_tag), 0, 0));
+	EXPECT_EQ(0, nop(&self->ring, 6, 0));
+	EXPECT_EQ(0, nop(&self->ring, 5, IOSQE_ASYNC));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 6, IOSQE_ASYNC));
+	EXPECT_EQ(-EACCES, nop(&self->ring, 6, IOSQE_ASYNC | IOSQE_IO_LINK));
+	EXPECT_EQ(0, nop(&self->ring, 6, IOSQE_IO_LINK));
 }
 
 /* the context: opcode, pdu_size, and zero past the opcode's payload */
