@@ -68,6 +68,11 @@ JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 #% A: make compare's first run (before)
 #% B: make compare's second run (after)
 #% TOLERANCE: make compare fails when a cell moved by more than this many %
+#% CMD: make record's command, run in the guest as given (the host's root and this
+#%   checkout are the guest's), e.g. CMD="qemu-img bench -i io_uring -f raw /tmp/x.img"
+#% GENERALISE: make record: sockets lets SOCKET's filters allow any protocol of each
+#%   family and type seen
+#% POLICY_PROGRAMS: make policy's programs, a subset by name: "rb-nop qemu-img"
 #% FORCE: 1: make reference takes a run that is not whole (check-reference.sh says why)
 #% internal: BUILD VM_OUT PLUGIN RINGBENCH BENCH_HANG WRITE_REFERENCE HOST_CHECKS
 #%   GATE_PART BOOT_FAILURES BOOT_LOGS BOOT_RUN BOOT_STEPS FUNC PERF_FREQ BENCH_BOOT
@@ -90,11 +95,11 @@ DEPS_TOOLS := bpftrace linux-perf llvm
 
 CFLAGS  ?= -O2 -g -Wall -Wextra
 
-BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so
+BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so $(BUILD)/bench/uring-policy
 
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz fuzz-filters \
 	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
-	check-patches check check-reference bench bench-bin plugin trace plots report compare reference \
+	check-patches check check-reference bench bench-bin plugin trace record policy plots report compare reference \
 	docs check-docs clean distclean
 
 #@ maintain help: this list
@@ -279,7 +284,7 @@ fuzz-filters: kernels test-bin
 debug-kernels: deps-build
 	@kernel-patches/build-kernel.sh $(SANITIZE)
 
-#@ build bench-bin: build ringbench and the uring-restrict wrapper
+#@ build bench-bin: build ringbench, the uring-restrict wrapper and its policy compiler
 bench-bin: $(BENCH_BIN)
 
 $(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h \
@@ -287,9 +292,15 @@ $(BUILD)/bench/ringbench: bench/ringbench.c tracing/lab-marker.h \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(UAPI) -o $@ $< -luring
 
-$(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c | deps
+$(BUILD)/bench/uring-restrict.so: bench/uring-restrict.c bench/uring-policy.c bench/uring-policy.h \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -ldl
+	$(CC) $(CFLAGS) -I$(UAPI) -fPIC -shared -o $@ bench/uring-restrict.c bench/uring-policy.c -ldl
+
+$(BUILD)/bench/uring-policy: bench/uring-policy-emit.c bench/uring-policy.c bench/uring-policy.h \
+	$(UAPI)/linux/io_uring/bpf_filter.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(UAPI) -o $@ bench/uring-policy-emit.c bench/uring-policy.c
 
 # QEMU loads the plugin into itself: no guest libraries, only the host's.
 PLUGIN := $(BUILD)/tracing/insn-count.so
@@ -325,6 +336,19 @@ check-reference: deps bench-bin plugin
 #@ takes: KERNELS ACCEL TRACE_REPS TRACE_PARTS CACHE CACHE_GEOMETRY RUN TIMEOUT JOBS
 trace: kernels bench-bin plugin deps-tools
 	@KERNELS="$(KERNELS)" tracing/run.sh
+
+#@ run record: record CMD in a guest running KERNEL and make its least io_uring policy:
+#@   results/<time>-record/ with policy.txt (bench/uring-restrict -f), policy.h,
+#@   policy.json and SUMMARY.md
+#@ takes: CMD KERNEL GENERALISE ACCEL TIMEOUT
+record: kernel bench-bin deps-tools
+	@CMD="$(CMD)" KERNEL=$(KERNEL) GENERALISE="$(GENERALISE)" tracing/policy-record-vm.sh
+
+#@ run policy: record, restrict, rerun and measure every program of tests/policy-workloads.sh
+#@   on each kernel with restrictions: results/<time>-<accel>-policy/REPORT.md
+#@ takes: KERNELS REPS POLICY_PROGRAMS ACCEL ICOUNT RUN TIMEOUT JOBS
+policy: kernels bench-bin deps-tools
+	@KERNELS="$(filter-out baseline,$(KERNELS))" tracing/policy-run.sh
 
 #@ run bench: build the kernels and benchmarks, run the matrix in each kernel: a new
 #@   results/<time>-<accel>/ with REPORT.md; inside a make vm guest, the running kernel

@@ -1,187 +1,58 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Description: LD_PRELOAD library that makes an unmodified program's
- *		io_uring rings restricted. Each io_uring_setup() the program
- *		makes through libc's syscall() (fio does) or through the
- *		io_uring_setup() symbol is turned into: setup with
- *		IORING_SETUP_R_DISABLED, IORING_REGISTER_RESTRICTIONS with
- *		the policy, IORING_REGISTER_ENABLE_RINGS; the program gets
- *		the enabled, restricted ring back.
+ *		io_uring rings restricted. Each ring the program sets up
+ *		through libc's syscall() (fio does), the io_uring_setup()
+ *		symbol, or liburing's io_uring_queue_init() and
+ *		io_uring_queue_init_params() (QEMU's and ringbench's, from
+ *		liburing.so) is set up with IORING_SETUP_R_DISABLED, given its
+ *		section of the policy (BPF filters with
+ *		IORING_REGISTER_BPF_FILTER, then IORING_REGISTER_RESTRICTIONS)
+ *		and enabled with IORING_REGISTER_ENABLE_RINGS; the program
+ *		gets the enabled, restricted ring back.
  *
  * Use it through bench/uring-restrict, which validates the policy first.
- * The policy is read from URING_RESTRICT when the library loads; a bad
- * one stops the program before its main() runs, with the reason.
+ * The policy is read from URING_RESTRICT (or the file URING_RESTRICT_FILE)
+ * when the library loads; a bad one stops the program before its main()
+ * runs, with the reason. The grammar is in uring-policy.c.
+ * URING_RESTRICT_ALLOW_ONLY=1 applies the allow-lists and leaves out the
+ * filters (kernels without IORING_REGISTER_BPF_FILTER).
  *
- * Policy: ITEM[;ITEM]..., each ITEM one of
- *   sqe_op=OP[,OP]...               allowed SQE opcodes (read_fixed, nop, 22)
- *   register_op=OP[,OP]...          allowed io_uring_register opcodes
- *                                   (register_files, register_probe, 2)
- *   sqe_flags_allowed=FLAG[,FLAG]   flags an SQE may carry (fixed_file, ...)
- *   sqe_flags_required=FLAG[,FLAG]  flags every SQE must carry
- * Names are the uapi's without the IORING_OP_, IORING_ or IOSQE_ prefix,
- * in any case; numbers are taken as they are.
+ * Rings are numbered per process, from 1, in the order they are set up; a
+ * forked child starts again from 1, as does an exec.
  *
- * What it cannot reach: rings set up by inline system calls (liburing
- * 2.2 and later on x86 never calls libc's syscall()). A ring the program
- * asked to start disabled gets the policy but stays disabled: enabling
- * it remains the program's job.
+ * What it cannot reach: rings set up by inline system calls outside
+ * liburing's exported calls (a statically linked liburing 2.2 or later
+ * on x86 never calls libc's syscall()); tracing/policy-record.sh reports
+ * rings it recorded that the wrapper did not restrict. A ring the
+ * program asked to start disabled gets the policy but stays disabled:
+ * enabling it remains the program's job.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+/* the patched branch's uapi (build/uapi) before liburing's older copy */
 #include <linux/io_uring.h>
+#include <linux/io_uring/bpf_filter.h>
+#include <liburing.h>
+#include "uring-policy.h"
 
-#define MAX_RES 256
-
-static const char *const sqe_ops[] = {
-	"nop", "readv", "writev", "fsync", "read_fixed", "write_fixed",
-	"poll_add", "poll_remove", "sync_file_range", "sendmsg", "recvmsg",
-	"timeout", "timeout_remove", "accept", "async_cancel", "link_timeout",
-	"connect", "fallocate", "openat", "close", "files_update", "statx",
-	"read", "write", "fadvise", "madvise", "send", "recv", "openat2",
-	"epoll_ctl", "splice", "provide_buffers", "remove_buffers", "tee",
-	"shutdown", "renameat", "unlinkat", "mkdirat", "symlinkat", "linkat",
-	"msg_ring", "fsetxattr", "setxattr", "fgetxattr", "getxattr", "socket",
-	"uring_cmd", "send_zc", "sendmsg_zc", NULL
-};
-
-static const char *const register_ops[] = {
-	"register_buffers", "unregister_buffers", "register_files",
-	"unregister_files", "register_eventfd", "unregister_eventfd",
-	"register_files_update", "register_eventfd_async", "register_probe",
-	"register_personality", "unregister_personality",
-	"register_restrictions", "register_enable_rings", "register_files2",
-	"register_files_update2", "register_buffers2",
-	"register_buffers_update", "register_iowq_aff", "unregister_iowq_aff",
-	"register_iowq_max_workers", "register_ring_fds",
-	"unregister_ring_fds", "register_pbuf_ring", "unregister_pbuf_ring",
-	"register_sync_cancel", "register_file_alloc_range", NULL
-};
-
-static const char *const sqe_flags[] = {
-	"fixed_file", "io_drain", "io_link", "io_hardlink", "async",
-	"buffer_select", "cqe_skip_success", NULL
-};
-
-static struct io_uring_restriction res[MAX_RES];
-static unsigned int nr_res;
-static int verbose;
+static struct policy policy;
+static int verbose, allow_only;
 static long (*real_syscall)(long, ...);
-
-static void __attribute__((noreturn)) bad_policy(const char *policy,
-						  const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "uring-restrict: bad policy '%s': ", policy);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	_exit(2);
-}
-
-/* A name from @names, or a number below @limit: its value, else -1. */
-static long lookup(const char *word, const char *const *names, long limit)
-{
-	char *end;
-	long v;
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (!strcasecmp(word, names[i]))
-			return i;
-	v = strtol(word, &end, 0);
-	if (*word && !*end && v >= 0 && v < limit)
-		return v;
-	return -1;
-}
-
-static void add(const char *policy, __u16 opcode, __u8 value)
-{
-	if (nr_res == MAX_RES)
-		bad_policy(policy, "more than %d entries", MAX_RES);
-	res[nr_res].opcode = opcode;
-	if (opcode == IORING_RESTRICTION_REGISTER_OP)
-		res[nr_res].register_op = value;
-	else if (opcode == IORING_RESTRICTION_SQE_OP)
-		res[nr_res].sqe_op = value;
-	else
-		res[nr_res].sqe_flags = value;
-	nr_res++;
-}
-
-static void parse_policy(const char *policy)
-{
-	char *copy = strdup(policy), *item, *save_item, *word, *save_word;
-	int seen_allowed = 0, seen_required = 0;
-
-	if (!copy)
-		bad_policy(policy, "out of memory");
-	for (item = strtok_r(copy, ";", &save_item); item;
-	     item = strtok_r(NULL, ";", &save_item)) {
-		char *eq = strchr(item, '=');
-		const char *const *names;
-		__u16 opcode;
-		unsigned int flags = 0;
-		long limit, v;
-
-		while (*item == ' ')
-			item++;
-		if (!eq)
-			bad_policy(policy, "'%s' is not KEY=VALUE", item);
-		*eq = '\0';
-		if (!strcmp(item, "sqe_op")) {
-			opcode = IORING_RESTRICTION_SQE_OP;
-			names = sqe_ops;
-			limit = 256;
-		} else if (!strcmp(item, "register_op")) {
-			opcode = IORING_RESTRICTION_REGISTER_OP;
-			names = register_ops;
-			limit = 256;
-		} else if (!strcmp(item, "sqe_flags_allowed")) {
-			opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
-			names = sqe_flags;
-			limit = 8;
-			if (seen_allowed++)
-				bad_policy(policy, "sqe_flags_allowed given twice");
-		} else if (!strcmp(item, "sqe_flags_required")) {
-			opcode = IORING_RESTRICTION_SQE_FLAGS_REQUIRED;
-			names = sqe_flags;
-			limit = 8;
-			if (seen_required++)
-				bad_policy(policy, "sqe_flags_required given twice");
-		} else {
-			bad_policy(policy, "unknown key '%s' (sqe_op, register_op, sqe_flags_allowed, sqe_flags_required)",
-				   item);
-		}
-		for (word = strtok_r(eq + 1, ",", &save_word); word;
-		     word = strtok_r(NULL, ",", &save_word)) {
-			v = lookup(word, names, limit);
-			if (v < 0)
-				bad_policy(policy, "'%s' is not a known %s", word,
-					   names == sqe_ops ? "SQE opcode (nop, read_fixed, ...)" :
-					   names == register_ops ? "register opcode (register_files, ...)" :
-					   "SQE flag (fixed_file, io_link, ...)");
-			if (opcode == IORING_RESTRICTION_SQE_OP ||
-			    opcode == IORING_RESTRICTION_REGISTER_OP)
-				add(policy, opcode, v);
-			else
-				flags |= 1U << v;
-		}
-		if (opcode == IORING_RESTRICTION_SQE_FLAGS_ALLOWED ||
-		    opcode == IORING_RESTRICTION_SQE_FLAGS_REQUIRED)
-			add(policy, opcode, flags);
-	}
-	free(copy);
-}
+/* the rings this process has set up, uring-restrict's ring numbers */
+static unsigned int rings_set_up;
+static pid_t rings_pid;
+/* inside our liburing interposers: their io_uring_setup() is theirs */
+static __thread int in_init;
 
 /* Lazily too: other libraries' constructors may call syscall() first. */
 static void resolve(void)
@@ -195,39 +66,153 @@ static void resolve(void)
 	}
 }
 
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f) {
+		fprintf(stderr, "uring-restrict: cannot read the policy %s: %s\n",
+			path, strerror(errno));
+		_exit(2);
+	}
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
 __attribute__((constructor)) static void uring_restrict_init(void)
 {
-	const char *policy = getenv("URING_RESTRICT");
+	const char *text = getenv("URING_RESTRICT");
+	const char *file = getenv("URING_RESTRICT_FILE");
+	char err[512];
+	char *buf = NULL;
 
 	resolve();
-	if (!policy) {
+	if (file && *file) {
+		buf = read_file(file);
+		text = buf;
+	} else if (!text) {
 		fprintf(stderr, "uring-restrict: URING_RESTRICT is not set: no policy to apply\n");
 		_exit(2);
 	}
 	verbose = getenv("URING_RESTRICT_VERBOSE") != NULL;
-	parse_policy(policy);
+	allow_only = getenv("URING_RESTRICT_ALLOW_ONLY") != NULL;
+	if (policy_parse(&policy, text, file && *file ? file : "policy", err, sizeof(err))) {
+		fprintf(stderr, "uring-restrict: bad policy: %s\n", err);
+		_exit(2);
+	}
+	free(buf);
+}
+
+static long reg(int fd, unsigned int op, const void *arg, unsigned int nr)
+{
+	long ret = real_syscall(__NR_io_uring_register, fd, op, arg, nr);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* the section's filters: one program per opcode with sqe= entries, the
+ * last added with DENY_REST, which denies every opcode without a filter */
+static long add_filters(int fd, const struct policy_ring *r, unsigned int *nr)
+{
+	static struct sock_filter prog[POLICY_MAX_PROG];
+	unsigned char ops[256], seen[256] = { 0 };
+	unsigned int i, n = 0;
+	long ret;
+
+	for (i = 0; i < r->nr_tuples; i++)
+		if (!seen[r->tuple[i].op]++)
+			ops[n++] = r->tuple[i].op;
+	for (*nr = 0; *nr < n; (*nr)++) {
+		struct io_uring_bpf b = {
+			.cmd_type = IO_URING_BPF_CMD_FILTER,
+			.filter = {
+				.opcode = ops[*nr],
+				.flags = *nr == n - 1 ? IO_URING_BPF_FILTER_DENY_REST : 0,
+				.filter_len = policy_prog(r, ops[*nr], prog),
+				.pdu_size = policy_pdu_size(ops[*nr]),
+				.filter_ptr = (uintptr_t)prog,
+			},
+		};
+
+		ret = reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Give the disabled ring @fd its section of the policy and, unless the
+ * program asked for a disabled ring, enable it: 0 or -errno, said why.
+ */
+static int restrict_ring(int fd, int wanted_disabled)
+{
+	static const struct io_uring_restriction nothing = {
+		.opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED,
+	};
+	const struct policy_ring *r;
+	unsigned int nr, filters = 0;
+	long ret = 0;
+
+	if (rings_pid != getpid()) {
+		rings_pid = getpid();
+		rings_set_up = 0;
+	}
+	nr = ++rings_set_up;
+	r = policy_ring(&policy, nr);
+	if (!r)
+		fprintf(stderr, "uring-restrict: ring %u of pid %d has no section in the policy: restricted to nothing\n",
+			nr, getpid());
+	if (r && r->nr_tuples && !allow_only) {
+		ret = add_filters(fd, r, &filters);
+		if (ret == -EINVAL && !filters)
+			fprintf(stderr, "uring-restrict: this kernel has no IORING_REGISTER_BPF_FILTER: the policy's sqe= filters cannot apply (uring-restrict -a: allow-lists only)\n");
+		else if (ret < 0)
+			fprintf(stderr, "uring-restrict: the kernel refused ring %u's filters: %s\n",
+				nr, strerror(-ret));
+	}
+	/* a section of sqe= entries alone is the filters' to decide; one
+	 * with nothing left to apply gets an allow-list that allows nothing */
+	if (!ret && r && r->nr_res)
+		ret = reg(fd, IORING_REGISTER_RESTRICTIONS, r->res, r->nr_res);
+	else if (!ret && (!r || !filters))
+		ret = reg(fd, IORING_REGISTER_RESTRICTIONS, &nothing, 1);
+	if (!ret && !wanted_disabled)
+		ret = reg(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+	if (ret < 0) {
+		fprintf(stderr, "uring-restrict: the kernel refused ring %u's policy: %s\n",
+			nr, strerror(-ret));
+		return ret;
+	}
+	if (verbose)
+		fprintf(stderr, "uring-restrict: pid %d ring %u (fd %d) restricted: %u allow-list entries, %u filters%s\n",
+			getpid(), nr, fd, r ? r->nr_res : 1, filters,
+			wanted_disabled ? ", left disabled" : "");
+	return 0;
 }
 
 /*
  * Programs retry io_uring_setup() without flags the kernel refuses (fio
- * drops DEFER_TASKRUN and friends on EINVAL): only say that restrictions
- * are missing when a bare R_DISABLED ring is refused too.
+ * drops DEFER_TASKRUN and friends on EINVAL): only a plain ring refused
+ * says that the kernel has no IORING_SETUP_R_DISABLED. Not a probe ring
+ * of our own: a recorder counts every ring a program sets up.
  */
-static int kernel_has_r_disabled(void)
+static void setup_failed(int err, unsigned int flags)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_R_DISABLED };
-	long fd = real_syscall(__NR_io_uring_setup, 1, &p);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	if (err == EINVAL && flags == IORING_SETUP_R_DISABLED)
+		fprintf(stderr, "uring-restrict: the kernel refused a plain ring with IORING_SETUP_R_DISABLED: it cannot restrict rings\n");
 }
 
 static long restricted_setup(unsigned int entries, struct io_uring_params *p)
 {
 	int wanted_disabled = p && (p->flags & IORING_SETUP_R_DISABLED);
-	long fd, ret;
+	long fd;
 	int err;
 
 	resolve();
@@ -235,35 +220,26 @@ static long restricted_setup(unsigned int entries, struct io_uring_params *p)
 		errno = EFAULT;
 		return -1;
 	}
+	if (in_init)
+		return real_syscall(__NR_io_uring_setup, entries, p);
 	p->flags |= IORING_SETUP_R_DISABLED;
 	fd = real_syscall(__NR_io_uring_setup, entries, p);
 	if (fd < 0) {
 		err = errno;
-		if (err == EINVAL && !wanted_disabled && !kernel_has_r_disabled())
-			fprintf(stderr, "uring-restrict: this kernel has no IORING_SETUP_R_DISABLED: it cannot restrict rings\n");
+		setup_failed(err, p->flags);
 		if (!wanted_disabled)
 			p->flags &= ~IORING_SETUP_R_DISABLED;
 		errno = err;
 		return -1;
 	}
-	ret = real_syscall(__NR_io_uring_register, fd,
-			   IORING_REGISTER_RESTRICTIONS, res, nr_res);
-	if (ret >= 0 && !wanted_disabled)
-		ret = real_syscall(__NR_io_uring_register, fd,
-				   IORING_REGISTER_ENABLE_RINGS, NULL, 0);
-	if (ret < 0) {
-		err = errno;
-		fprintf(stderr, "uring-restrict: the kernel refused the policy: %s\n",
-			strerror(err));
-		close(fd);
-		errno = err;
-		return -1;
-	}
+	err = restrict_ring(fd, wanted_disabled);
 	if (!wanted_disabled)
 		p->flags &= ~IORING_SETUP_R_DISABLED;
-	if (verbose)
-		fprintf(stderr, "uring-restrict: ring fd %ld restricted (%u entries)%s\n",
-			fd, nr_res, wanted_disabled ? ", left disabled" : "");
+	if (err) {
+		close(fd);
+		errno = -err;
+		return -1;
+	}
 	return fd;
 }
 
@@ -290,4 +266,48 @@ int io_uring_setup(unsigned int entries, struct io_uring_params *p)
 	long fd = restricted_setup(entries, p);
 
 	return fd < 0 ? -errno : fd;
+}
+
+/* liburing's: the ring is mapped by liburing, then restricted through its fd */
+int io_uring_queue_init_params(unsigned int entries, struct io_uring *ring,
+			       struct io_uring_params *p)
+{
+	static int (*real_init)(unsigned int, struct io_uring *, struct io_uring_params *);
+	static void (*real_exit)(struct io_uring *);
+	int wanted_disabled = p->flags & IORING_SETUP_R_DISABLED, ret;
+
+	resolve();
+	if (!real_init) {
+		real_init = dlsym(RTLD_NEXT, "io_uring_queue_init_params");
+		real_exit = dlsym(RTLD_NEXT, "io_uring_queue_exit");
+		if (!real_init || !real_exit) {
+			fprintf(stderr, "uring-restrict: cannot find liburing's io_uring_queue_init_params(): %s\n",
+				dlerror());
+			_exit(2);
+		}
+	}
+	if (in_init)
+		return real_init(entries, ring, p);
+	p->flags |= IORING_SETUP_R_DISABLED;
+	in_init++;
+	ret = real_init(entries, ring, p);
+	in_init--;
+	if (ret < 0) {
+		setup_failed(-ret, p->flags);
+	} else {
+		ret = restrict_ring(ring->ring_fd, wanted_disabled);
+		if (ret)
+			real_exit(ring);
+	}
+	if (!wanted_disabled)
+		p->flags &= ~IORING_SETUP_R_DISABLED;
+	return ret;
+}
+
+int io_uring_queue_init(unsigned int entries, struct io_uring *ring,
+			unsigned int flags)
+{
+	struct io_uring_params p = { .flags = flags };
+
+	return io_uring_queue_init_params(entries, ring, &p);
 }

@@ -16,7 +16,7 @@ bin=$2
 diff_seed=${3:-1}
 diff_policies=${4:-10000}
 stress_seconds=${5:-10}
-all="restrictions bypass stress drain filters filter-diff task smoke diff"
+all="restrictions bypass stress drain filters filter-diff task smoke policy diff"
 here=$(cd "$(dirname "$0")" && pwd)
 bindir=$(dirname "$bin")
 leaks=/sys/kernel/debug/kmemleak
@@ -62,6 +62,13 @@ suite task "IORING_REGISTER_RESTRICTIONS without a ring: a task's allow-lists" \
 	env LAB_KERNEL="$kind" ./task-restrict
 suite smoke "benchmark smoke tests" \
 	"$here/bench-smoke.sh" "$kind"
+# the recorder's round trip on one program of each kind; production
+# kernels only: it is bpftrace's and the wrapper's test, not the kernel's
+if [ "$kernel" = "$kind" ]; then
+	. "$here/policy-workloads.sh" 2>/dev/null
+	suite policy "least policies: record, restrict, rerun, drop one entry ($policy_short)" \
+		"$here/policy-roundtrip.sh" "$kind" "$bindir/../vm/policy-$kernel" $policy_short
+fi
 # the differential test's answers, compared by tests/run.sh between the
 # kernels that have restrictions (baseline refuses every policy); a crash
 # shows there as missing answers, not here

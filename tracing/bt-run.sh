@@ -52,6 +52,7 @@ cmd=$(printf '%q ' "$@")
 # bpftrace -c wants a full path; /bin and /usr/bin both hold most programs
 first=$(command -v "$1") || die "no program '$1'"
 cmd="$(readlink -f "$first") ${cmd#* }"
+cmd=${cmd% }	# bpftrace takes a trailing space as part of a lone path
 bpftrace -q -f json -o "$out.tmp" -c "$cmd" "$script" 2>"${out%.json}.err"
 rc=$?
 if [ "$rc" != 0 ] || ! grep -q '"type": "\(map\|hist\)"' "$out.tmp" 2>/dev/null; then
