@@ -81,6 +81,8 @@ JOBS    ?= $(shell echo $$(($$(nproc) + 1)))
 
 BUILD   := $(CURDIR)/build
 export BUILD ACCEL ICOUNT TIMEOUT IDLE_TIMEOUT JOBS QUICK BOOTS
+# make record's command goes to the script as it is, quotes and all
+export CMD GENERALISE
 # the lab's Python package, uringlab/, for every tool make runs
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
@@ -342,7 +344,7 @@ trace: kernels bench-bin plugin deps-tools
 #@   policy.json and SUMMARY.md
 #@ takes: CMD KERNEL GENERALISE ACCEL TIMEOUT
 record: kernel bench-bin deps-tools
-	@CMD="$(CMD)" KERNEL=$(KERNEL) GENERALISE="$(GENERALISE)" tracing/policy-record-vm.sh
+	@KERNEL=$(KERNEL) tracing/policy-record-vm.sh
 
 #@ run policy: record, restrict, rerun and measure every program of tests/policy-workloads.sh
 #@   on each kernel with restrictions: results/<time>-<accel>-policy/REPORT.md

@@ -17,7 +17,7 @@ lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
 kernel=$1 out=$2
 . "$here/lib.sh"
-export PROGRESS_TAG=policy-cost
+export PROGRESS_TAG=policy-cost BENCH_CLOCK_FILE=$out/.clock
 reps=${REPS:-3}
 export RB=/tmp/pr/ringbench FIO_JOBS=$lab/fio-jobs IMG=/tmp/pr/img.raw
 mkdir -p /tmp/pr "$out/cost"
@@ -54,10 +54,11 @@ for rep in $(seq 1 "$reps"); do
 			allow) "$wrap" -a -f "$out/$name/policy.txt" -- "$@" >"$o.tmp" 2>"$o.err" ;;
 			filters) "$wrap" -f "$out/$name/policy.txt" -- "$@" >"$o.tmp" 2>"$o.err" ;;
 			esac
-			if [ $? = 0 ]; then
+			rc=$?
+			if [ "$rc" = 0 ]; then
 				mv "$o.tmp" "$o"
 			else
-				echo "$name $m $rep: exit status $?: $(tail -1 "$o.err")" >>"$out/cost/failed"
+				echo "$name $m $rep: exit status $rc: $(tail -1 "$o.err")" >>"$out/cost/failed"
 			fi
 			done=$((done + 1))
 			progress "$kernel cost" "$done" "$total" >&2

@@ -97,7 +97,7 @@ static void emit_c(const char *file)
 		const struct policy_ring *r = &policy.ring[s];
 
 		printf("\t{ %u, %uU, uring_policy_res%u, %u, uring_policy_filters%u, %u },\n",
-		       r->lo, r->hi, s, r->nr_res, s, filter_ops(r, ops));
+		       r->lo, r->hi, s, r->nr_res ?: 1, s, filter_ops(r, ops));
 	}
 	printf("};\n\n");
 	printf("static inline int uring_policy_apply_filters(struct io_uring *ring, unsigned int nr,\n"
@@ -119,13 +119,8 @@ static void emit_c(const char *file)
 	       "\t\t\t\t.filter_ptr = (uintptr_t)r->filters[i].prog,\n\t\t\t},\n\t\t};\n\n"
 	       "\t\tret = io_uring_register(ring->ring_fd, IORING_REGISTER_BPF_FILTER, &b, 1);\n"
 	       "\t\tif (ret < 0)\n\t\t\treturn ret;\n\t}\n"
-	       "\t/* sqe= entries alone: the filters decide */\n"
-	       "\tif (r->nr_res)\n\t\tret = io_uring_register_restrictions(ring,\n"
-	       "\t\t\t(struct io_uring_restriction *)r->res, r->nr_res);\n"
-	       "\telse if (allow_only || !r->nr_filters)\n"
-	       "\t\tret = io_uring_register_restrictions(ring,\n"
-	       "\t\t\t(struct io_uring_restriction *)&nothing, 1);\n"
-	       "\telse\n\t\tret = 0;\n"
+	       "\tret = io_uring_register_restrictions(ring,\n"
+	       "\t\t(struct io_uring_restriction *)r->res, r->nr_res);\n"
 	       "\treturn ret ?: io_uring_enable_rings(ring);\n}\n\n"
 	       "static inline int uring_policy_apply(struct io_uring *ring, unsigned int nr)\n{\n"
 	       "\treturn uring_policy_apply_filters(ring, nr, 0);\n}\n\n#endif\n");

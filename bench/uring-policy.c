@@ -21,7 +21,10 @@
  *                                   them: 0, fixed_file+io_link, or * for
  *                                   any) and argument values; every sqe=
  *                                   entry of the ring allows, the rest of
- *                                   its opcodes are denied. FIELDs:
+ *                                   its opcodes are denied. A section of
+ *                                   sqe= entries alone also gets the
+ *                                   allow-list they imply: their opcodes
+ *                                   and flags, no register call. FIELDs:
  *                                     socket          family, type, protocol
  *                                     openat, openat2 flags, mode, resolve
  *                                     connect         family, port, addr
@@ -329,11 +332,24 @@ static int parse_field(struct ctx *c, struct policy_tuple *t, char *fv)
 		    sqe_ops[t->op]);
 }
 
+/* instructions of @t's block in its opcode's program (policy_prog) */
+static unsigned int block_len(const struct policy_tuple *t)
+{
+	unsigned int n = 1, w;
+
+	if (!t->flags_any)
+		n += 4;
+	for (w = 0; w < t->nr_words; w++)
+		n += t->word[w].mask != ~0U ? 3 : 2;
+	return n;
+}
+
 /* OP/FLAGS[/FIELD=V,...] */
 static int parse_tuple(struct ctx *c, struct policy_ring *r, char *s)
 {
 	char *slash = strchr(s, '/'), *fields = NULL, *fv, *save;
 	struct policy_tuple *t;
+	unsigned int len, i;
 	long op;
 	int f;
 
@@ -364,6 +380,12 @@ static int parse_tuple(struct ctx *c, struct policy_ring *r, char *s)
 			if (parse_field(c, t, fv))
 				return -1;
 	r->nr_tuples++;
+	for (len = 1, i = 0; i < r->nr_tuples; i++)
+		if (r->tuple[i].op == t->op)
+			len += block_len(&r->tuple[i]);
+	if (len > POLICY_MAX_PROG)
+		return fail(c, "%s's filter would be %u instructions, more than %d",
+			    sqe_ops[t->op] ? sqe_ops[t->op] : "the opcode", len, POLICY_MAX_PROG);
 	return 0;
 }
 
@@ -452,6 +474,36 @@ static int parse_entry(struct ctx *c, struct policy *p, struct policy_ring **cur
 	return 0;
 }
 
+/*
+ * A section of sqe= entries alone still gets an allow-list: its filtered
+ * opcodes, the flags its entries allow, no register call. Without one, a
+ * ring's register calls and SQE flags would be left to nothing at all,
+ * and an allow-only run (uring-restrict -a) would restrict nothing.
+ */
+static int allow_filtered(struct policy *p, char *err, size_t errlen)
+{
+	struct ctx c = { .name = "policy", .entry = "sqe=", .err = err, .errlen = errlen };
+	unsigned int i, j, flags;
+	unsigned char seen[256];
+
+	for (i = 0; i < p->nr_rings; i++) {
+		struct policy_ring *r = &p->ring[i];
+
+		if (r->nr_res || !r->nr_tuples)
+			continue;
+		memset(seen, 0, sizeof(seen));
+		for (flags = 0, j = 0; j < r->nr_tuples; j++) {
+			flags |= r->tuple[j].flags_any ? 0xff : r->tuple[j].flags;
+			if (!seen[r->tuple[j].op]++ &&
+			    add_res(&c, r, IORING_RESTRICTION_SQE_OP, r->tuple[j].op))
+				return -1;
+		}
+		if (add_res(&c, r, IORING_RESTRICTION_SQE_FLAGS_ALLOWED, flags))
+			return -1;
+	}
+	return 0;
+}
+
 int policy_parse(struct policy *p, const char *text, const char *name,
 		 char *err, size_t errlen)
 {
@@ -495,6 +547,8 @@ int policy_parse(struct policy *p, const char *text, const char *name,
 		c.line += newline;
 	}
 	free(copy);
+	if (!ret)
+		ret = allow_filtered(p, err, errlen);
 	return ret;
 }
 
@@ -527,8 +581,9 @@ unsigned int policy_pdu_size(unsigned int op)
 /*
  * Each tuple is a block that returns 1 when every test passes; a test
  * that fails jumps past the block's end to the next tuple, and the last
- * falls through to return 0. Blocks are at most 2 + 3 * 8 + 1 long, so a
- * forward jump always fits in jf's 8 bits.
+ * falls through to return 0. A block is at most 4 + 3 * 8 + 1 long, so a
+ * forward jump always fits in jf's 8 bits; policy_parse() refused any
+ * opcode whose blocks and final return pass POLICY_MAX_PROG.
  */
 unsigned int policy_prog(const struct policy_ring *r, unsigned int op,
 			 struct sock_filter *prog)
@@ -541,8 +596,6 @@ unsigned int policy_prog(const struct policy_ring *r, unsigned int op,
 
 		if (t->op != op)
 			continue;
-		if (n + 2 + 3 * 8 + 2 > POLICY_MAX_PROG)
-			break;
 		if (!t->flags_any) {
 			prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct io_uring_bpf_ctx, opcode));

@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -48,9 +49,9 @@
 static struct policy policy;
 static int verbose, allow_only;
 static long (*real_syscall)(long, ...);
-/* the rings this process has set up, uring-restrict's ring numbers */
+/* the rings this process has set up, uring-restrict's ring numbers;
+ * a forked child starts again (pthread_atfork) */
 static unsigned int rings_set_up;
-static pid_t rings_pid;
 /* inside our liburing interposers: their io_uring_setup() is theirs */
 static __thread int in_init;
 
@@ -85,6 +86,11 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+static void child_starts_again(void)
+{
+	rings_set_up = 0;
+}
+
 __attribute__((constructor)) static void uring_restrict_init(void)
 {
 	const char *text = getenv("URING_RESTRICT");
@@ -107,6 +113,7 @@ __attribute__((constructor)) static void uring_restrict_init(void)
 		_exit(2);
 	}
 	free(buf);
+	pthread_atfork(NULL, NULL, child_starts_again);
 }
 
 static long reg(int fd, unsigned int op, const void *arg, unsigned int nr)
@@ -120,10 +127,15 @@ static long reg(int fd, unsigned int op, const void *arg, unsigned int nr)
  * last added with DENY_REST, which denies every opcode without a filter */
 static long add_filters(int fd, const struct policy_ring *r, unsigned int *nr)
 {
-	static struct sock_filter prog[POLICY_MAX_PROG];
 	unsigned char ops[256], seen[256] = { 0 };
+	struct sock_filter *prog;
 	unsigned int i, n = 0;
-	long ret;
+	long ret = 0;
+
+	/* threads may set rings up at once: a program each */
+	prog = malloc(POLICY_MAX_PROG * sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
 
 	for (i = 0; i < r->nr_tuples; i++)
 		if (!seen[r->tuple[i].op]++)
@@ -142,9 +154,10 @@ static long add_filters(int fd, const struct policy_ring *r, unsigned int *nr)
 
 		ret = reg(fd, IORING_REGISTER_BPF_FILTER, &b, 1);
 		if (ret < 0)
-			return ret;
+			break;
 	}
-	return 0;
+	free(prog);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -160,11 +173,7 @@ static int restrict_ring(int fd, int wanted_disabled)
 	unsigned int nr, filters = 0;
 	long ret = 0;
 
-	if (rings_pid != getpid()) {
-		rings_pid = getpid();
-		rings_set_up = 0;
-	}
-	nr = ++rings_set_up;
+	nr = __atomic_add_fetch(&rings_set_up, 1, __ATOMIC_RELAXED);
 	r = policy_ring(&policy, nr);
 	if (!r)
 		fprintf(stderr, "uring-restrict: ring %u of pid %d has no section in the policy: restricted to nothing\n",
@@ -172,17 +181,17 @@ static int restrict_ring(int fd, int wanted_disabled)
 	if (r && r->nr_tuples && !allow_only) {
 		ret = add_filters(fd, r, &filters);
 		if (ret == -EINVAL && !filters)
-			fprintf(stderr, "uring-restrict: this kernel has no IORING_REGISTER_BPF_FILTER: the policy's sqe= filters cannot apply (uring-restrict -a: allow-lists only)\n");
+			fprintf(stderr, "uring-restrict: the kernel refused ring %u's first filter (EINVAL): it has no IORING_REGISTER_BPF_FILTER (uring-restrict -a: allow-lists only), or it refuses the program\n",
+				nr);
 		else if (ret < 0)
 			fprintf(stderr, "uring-restrict: the kernel refused ring %u's filters: %s\n",
 				nr, strerror(-ret));
 	}
-	/* a section of sqe= entries alone is the filters' to decide; one
-	 * with nothing left to apply gets an allow-list that allows nothing */
-	if (!ret && r && r->nr_res)
-		ret = reg(fd, IORING_REGISTER_RESTRICTIONS, r->res, r->nr_res);
-	else if (!ret && (!r || !filters))
-		ret = reg(fd, IORING_REGISTER_RESTRICTIONS, &nothing, 1);
+	/* every section has an allow-list (policy_parse() makes one for a
+	 * section of filters alone); an empty section allows nothing */
+	if (!ret)
+		ret = r && r->nr_res ? reg(fd, IORING_REGISTER_RESTRICTIONS, r->res, r->nr_res) :
+			reg(fd, IORING_REGISTER_RESTRICTIONS, &nothing, 1);
 	if (!ret && !wanted_disabled)
 		ret = reg(fd, IORING_REGISTER_ENABLE_RINGS, NULL, 0);
 	if (ret < 0) {

@@ -8,7 +8,10 @@
 #      must have got its policy (a ring the wrapper cannot reach fails);
 #   3. rerun it under the policy less its busiest opcode (dropped.txt),
 #      under the denial tracer (tracing/opcodes.bt): it must name exactly
-#      that opcode's SQEs as refused with -EACCES.
+#      that opcode's SQEs as refused with -EACCES;
+#   4. on a kernel with BPF filters, the same under the policy whose
+#      filters allow that opcode only with flags it never used, its
+#      allow-list entry kept (filter-miss.txt): the filters must refuse.
 # A kernel without BPF filters (upstream, baseline) gets the allow-lists
 # only (uring-restrict -a); a kernel without restrictions is skipped.
 # Then the inputs a user gets wrong, each a clear error: a command that
@@ -22,7 +25,7 @@ kernel=$1 out=$2
 shift 2
 . "$here/tap.sh"
 . "$lab/bench/lib.sh"
-export PROGRESS_TAG=policy
+export PROGRESS_TAG=policy BENCH_CLOCK_FILE=$out/.clock
 mkdir -p "$out" /tmp/pr
 export RB=/tmp/pr/ringbench FIO_JOBS=$lab/fio-jobs IMG=/tmp/pr/img.raw
 cp "$build/bench/ringbench" "$RB" && cp "$(command -v fio)" /tmp/fio || exit 1
@@ -50,7 +53,8 @@ for w in "${policy_workloads[@]}"; do
 		sel+=("$w")
 	fi
 done
-echo "1..$((3 * ${#sel[@]} + 4))"
+steps=$([ ${#allow[@]} = 0 ] && echo 4 || echo 3)
+echo "1..$((steps * ${#sel[@]} + 4))"
 echo "# $kernel: $mode; ${#sel[@]} programs"
 i=0
 for w in "${sel[@]}"; do
@@ -59,8 +63,8 @@ for w in "${sel[@]}"; do
 	d=$out/$name
 	rm -rf "$d"
 	mkdir -p "$d"
-	i=$((i + 1))
 	progress "$kernel round trip" "$i" "${#sel[@]}" >&2
+	i=$((i + 1))
 	eval "set -- $cmd"
 	"$record" "$d" -- "$@" >"$d/record.log" 2>&1
 	rc=$?
@@ -84,19 +88,23 @@ tap $? "$name: restricted by its policy, it runs as recorded: $(tail -1 "$d/reru
 		"$d/rerun.verdict" "$d/rerun.log"
 	# less one entry: the denial tracer names it
 	top=$(sed -n '1s/^# //p' "$d/dropped.txt" 2>/dev/null)
-	if [ -z "$top" ] && [ "$rc" = 0 ]; then
-		n=$((n + 1))
-		echo "ok $n - $name: without one entry # SKIP it submits no SQE: no opcode to drop"
-		continue
-	fi
-	mkdir -p "$d/dropped"
-	"$lab/tracing/bt-command.sh" "$d/dropped" "$wrap" "${allow[@]}" -f "$d/dropped.txt" -- "$@"
-	"$bt" "$lab/tracing/opcodes.bt" "$d/dropped/opcodes.json" -- bash "$d/dropped/command.sh" \
-		>"$d/dropped.log" 2>&1
-	python3 -m uringlab.policy_check denied "$d/dropped/opcodes.json" "${top:-?}" >"$d/dropped.verdict" 2>&1
-	[ $? = 0 ]
-	tap $? "$name: without $top it is refused: $(tail -1 "$d/dropped.verdict") (exit status $(cat "$d/dropped/status" 2>/dev/null))" \
-		"$d/dropped.verdict"
+	for v in dropped filter-miss; do
+		[ $v = filter-miss ] && [ ${#allow[@]} != 0 ] && continue
+		what=$([ $v = dropped ] && echo "without $top" || echo "with $top's filters made to miss")
+		if [ -z "$top" ] && [ "$rc" = 0 ]; then
+			n=$((n + 1))
+			echo "ok $n - $name: $v # SKIP it submits no SQE: no opcode to drop"
+			continue
+		fi
+		mkdir -p "$d/$v"
+		"$lab/tracing/bt-command.sh" "$d/$v" "$wrap" "${allow[@]}" -f "$d/$v.txt" -- "$@"
+		"$bt" "$lab/tracing/opcodes.bt" "$d/$v/opcodes.json" -- bash "$d/$v/command.sh" \
+			>"$d/$v.log" 2>&1
+		python3 -m uringlab.policy_check denied "$d/$v/opcodes.json" "${top:-?}" >"$d/$v.verdict" 2>&1
+		[ $? = 0 ]
+		tap $? "$name: $what it is refused: $(tail -1 "$d/$v.verdict") (exit status $(cat "$d/$v/status" 2>/dev/null))" \
+			"$d/$v.verdict"
+	done
 done
 
 # the inputs a user gets wrong

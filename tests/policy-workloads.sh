@@ -24,7 +24,7 @@ policy_workloads=(
 	"rb-openat|ringbench|\$RB -w openat -b 8 -n 500 -W 50"
 	"rb-connect|ringbench|\$RB -w connect -b 8 -n 500 -W 50"
 )
-for f in "${FIO_JOBS_DIR:-$(dirname "${BASH_SOURCE[0]}")/../fio-jobs}"/*.fio; do
+for f in "$(dirname "${BASH_SOURCE[0]}")"/../fio-jobs/*.fio; do
 	j=$(basename "$f" .fio)
 	policy_workloads+=("fio-$j|fio|/tmp/fio --output-format=json --eta=never \$FIO_JOBS/$j.fio")
 done

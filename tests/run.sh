@@ -23,7 +23,7 @@ bin=$build/tests/restrictions
 phase() { "$lab/.ci/phase.sh" add "$1" "$2" "$(date +%s)" "$3"; }
 
 mkdir -p "$build/vm"
-echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics, references, make help, report tables, file modes, the verdict, generated docs")"
+echo "== host checks: $([ "${HOST_CHECKS:-1}" = 1 ] && echo "patches, ")config$([ "${HOST_CHECKS:-1}" = 1 ] && echo ", bench statistics, references, make help, report tables, file modes, the policy recorder, the verdict, generated docs")"
 t0=$(date +%s)
 taps=()
 if [ "${HOST_CHECKS:-1}" = 1 ]; then
@@ -55,6 +55,9 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	# a script committed without its mode fails on a fresh clone only
 	"$here/check-modes.sh" >"$build/vm/modes.tap" 2>&1
 	count modes "$build/vm/modes.tap" $?
+	# the policy recorder's pieces: its probes, the filter compiler, the generator
+	"$here/check-policy.py" >"$build/vm/policy.tap" 2>&1
+	count policy "$build/vm/policy.tap" $?
 	# the report's verdict says missed where a planted figure is past its limit
 	"$here/check-verdict.py" >"$build/vm/verdict.tap" 2>&1
 	count verdict "$build/vm/verdict.tap" $?
@@ -62,7 +65,7 @@ if [ "${HOST_CHECKS:-1}" = 1 ]; then
 	make --no-print-directory -s -C "$lab" check-docs >"$build/vm/docs.tap" 2>&1
 	count docs "$build/vm/docs.tap" $?
 	taps+=("$build/vm/reference.tap" "$build/vm/help.tap" "$build/vm/tables.tap"
-		"$build/vm/modes.tap" "$build/vm/verdict.tap" "$build/vm/docs.tap")
+		"$build/vm/modes.tap" "$build/vm/policy.tap" "$build/vm/verdict.tap" "$build/vm/docs.tap")
 fi
 cat "${taps[@]}"
 phase "host checks$([ "${HOST_CHECKS:-1}" = 1 ] || echo ": config of $*")" "$t0" "$(grep -q '^not ok' "${taps[@]}" && echo failed || echo ok)"

@@ -30,7 +30,9 @@ tracefs=/sys/kernel/tracing
 # 'kprobe:fn' and 'kretprobe:fn' need fn in available_filter_functions
 # (inlined functions are not); 'tracepoint:sys:name' needs events/sys/name
 missing=0
-for p in $(grep -oE '^(kprobe|kretprobe|tracepoint):[A-Za-z0-9_:]+' "$script" | sort -u); do
+# (every probe of a line that starts with one: a probe list may run on)
+for p in $(grep -E '^(kprobe|kretprobe|tracepoint):' "$script" |
+	grep -oE '(kprobe|kretprobe|tracepoint):[A-Za-z0-9_:]+' | sort -u); do
 	case $p in
 	kprobe:*|kretprobe:*)
 		fn=${p#*:}

@@ -12,13 +12,15 @@
 # COMMAND runs as it is: no change, no recompilation; it must set up its
 # rings itself, and its children's rings are recorded too. -g sockets lets
 # SOCKET's filters allow any protocol of each family and type seen.
-# Exit status: COMMAND's failure or no ring set up is 1, a usage error 2.
+# Exit status: 1 when COMMAND failed (the policy is still written: what it
+# did until then) or set up no ring, 2 for a usage error.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
 build=${BUILD:-$lab/build}
 gen=()
 if [ "${1:-}" = -g ]; then
+	[ "${2:-}" = sockets ] || { echo "policy-record: -g takes 'sockets', not '${2:-}'" >&2; exit 2; }
 	gen=(--generalise "$2")
 	shift 2
 fi
@@ -39,3 +41,4 @@ PYTHONPATH=$lab python3 -m uringlab.policy "${gen[@]}" --drop-top "$out/record.j
 "$build/bench/uring-policy" -j "$out/policy.txt" >"$out/policy.json.tmp" && mv "$out/policy.json.tmp" "$out/policy.json" || exit 1
 cat "$out/SUMMARY.md"
 echo "[record] policy: $out/policy.txt (uring-restrict -f), policy.h, policy.json" >&2
+[ "$rc" = 0 ]

@@ -12,6 +12,8 @@ writes into OUTDIR:
                the policy therefore allows
   dropped.txt  with --drop-top: policy.txt without the most used SQE opcode
                of the busiest ring, and that opcode's name on its first line
+  filter-miss.txt  with --drop-top: policy.txt whose filters allow that
+               opcode only with flags it never used (its sqe_op stays)
 
 Least by construction: an opcode, flag, register call or argument value is
 allowed only if the run used it. A ring's SQE flags allowed are those any of
@@ -96,7 +98,7 @@ def num(s):
 
 # --- the kernel's view of the arguments, as 6.1's prep leaves them -------
 
-O_CREAT, O_PATH, O_TMPFILE = 0o100, 0o10000000, 0o20000000 | 0o200000
+O_CREAT, O_PATH, __O_TMPFILE = 0o100, 0o10000000, 0o20000000
 O_LARGEFILE, O_PATH_FLAGS = 0o100000, 0o200000 | 0o400000 | 0o10000000 | 0o2000000
 VALID_OPEN_FLAGS = 0o3 | 0o100 | 0o200 | 0o400 | 0o1000 | 0o2000 | 0o4000 | \
     0o10000 | 0o20000 | 0o40000 | 0o100000 | 0o200000 | 0o400000 | \
@@ -111,7 +113,7 @@ def open_view(op, a):
         flags, mode, resolve = a[0] & VALID_OPEN_FLAGS, a[1] & S_IALLUGO, 0
         if flags & O_PATH:
             flags &= O_PATH_FLAGS
-        if not flags & (O_CREAT | O_TMPFILE):
+        if not flags & (O_CREAT | __O_TMPFILE):   # WILL_CREATE()
             mode = 0
     else:
         flags, mode, resolve = a[0], a[1], a[2]
@@ -203,13 +205,26 @@ def rings_of(maps):
     m = lambda name: maps.get(name, {})
     by_serial = {}
     procs = {}
-    for (s,), idx in m("ring_index").items():
+    execs = {}
+    for (pid, at), _ in m("exec_at").items():
+        execs.setdefault(int(pid), []).append(int(at))
+    for (s,), pid in m("ring_pid").items():
         s = int(s)
-        setup = (s, m("ring_pid").get((str(s),)), m("ring_tid").get((str(s),)),
+        setup = (s, pid, m("ring_tid").get((str(s),)),
                  m("ring_comm").get((str(s),), "?"), m("ring_flags").get((str(s),), 0),
                  m("ring_entries").get((str(s),), 0))
-        by_serial[s] = idx
-        procs.setdefault(setup[1], []).append(setup)
+        procs.setdefault(pid, []).append(setup)
+    # uring-restrict's numbers: per process, in setup order (the serial is
+    # the time of setup), from 1 again after each exec
+    for pid, setups in procs.items():
+        setups.sort()
+        n, last_exec = 0, None
+        for st in setups:
+            e = max((t for t in execs.get(pid, []) if t < st[0]), default=None)
+            if e != last_exec:
+                n, last_exec = 0, e
+            n += 1
+            by_serial[st[0]] = n
     rings = {}
     for pid, setups in procs.items():
         if len({t for _, _, t, *_ in setups}) > 1:
@@ -247,13 +262,19 @@ def rings_of(maps):
         r = ring(s)
         r.add(r.tids, (int(tid), comm), n)
     for idx, r in sorted(rings.items()):
-        procs = sorted({(p, c) for _, p, _, c, *_ in r.setups})
+        procs = sorted({p: c for _, p, _, c, *_ in r.setups}.items())
         if idx and len(procs) > 1:
             notes.append(f"ring {idx} is the ring number {idx} of {len(procs)} processes "
                          f"({', '.join(f'{c} pid {p}' for p, c in procs[:4])}"
                          f"{' ...' if len(procs) > 4 else ''}): uring-restrict numbers "
                          "rings per process and cannot tell the processes apart, so "
                          "ring {idx}'s policy is the union of what they did".replace("{idx}", str(idx)))
+    unprepped = sum(m("sqe_unprepped").values())
+    if unprepped:
+        ops = sorted({op_name(int(op)) for (_, op) in m("sqe_unprepped")})
+        raise SystemExit(f"policy: {unprepped} SQE(s) ({', '.join(ops)}) passed init with no "
+                         "prep function probed: tracing/policy-record.bt lacks their "
+                         "prep; no policy made (it would refuse them)")
     if 0 in rings:
         notes.append("SQEs or register calls on rings no recorded process set up "
                      "(ring 0 below): a ring passed in, or set up before the "
@@ -268,26 +289,57 @@ def rings_of(maps):
 
 # --- the policy ----------------------------------------------------------
 
-def filter_entries(r, generalise):
-    """sqe= entries: each (op, filter flags[, fields]) the ring used."""
+IOSQE_IO_DRAIN, IOSQE_ASYNC = 0x02, 0x10
+
+
+def used_drain(r):
+    return any(f & IOSQE_IO_DRAIN for f in r.flag_values())
+
+
+def filter_entries(r, generalise, miss=None):
+    """sqe= entries: each (op, filter flags[, fields]) the ring used. On a
+    ring that drains, each also with what a pending drain adds to the SQE
+    after it (IOSQE_ASYNC, IOSQE_IO_DRAIN): whether a drain is pending when
+    an SQE is submitted depends on when earlier ones complete. @miss, an
+    opcode: its entries' flags made a value it never used (the round
+    trip's proof that a filter refuses)."""
     out = []
+    seen_keys = set()
+    drain = used_drain(r)
+    never = {}
+    for op, f in r.seen:
+        never.setdefault(op, set()).add(f)
+    for op, fs in never.items():
+        never[op] = next(1 << b for b in range(7) if not any(x & (1 << b) for x in fs))
+
+    def flag_set(op, seen):
+        if op == miss:
+            return [never[op]]
+        if not drain:
+            return [seen]
+        return [seen, seen | IOSQE_ASYNC, seen | IOSQE_ASYNC | IOSQE_IO_DRAIN]
+
     with_args = {op for op, _, _ in r.args}
     for op, seen in sorted(r.seen):
-        if op not in with_args:
-            out.append(f"sqe={op_name(op)}/{flag_names(seen)}")
-    seen_fields = set()
+        if op in with_args:
+            continue
+        for f in flag_set(op, seen):
+            e = f"sqe={op_name(op)}/{flag_names(f)}"
+            if e not in seen_keys:
+                seen_keys.add(e)
+                out.append(e)
     for op, seen, fields in sorted(r.args):
         if generalise and op == OP_SOCKET:
             fields = tuple((k, "*") if k == "protocol" else (k, v) for k, v in fields)
-        if (op, seen, fields) in seen_fields:
-            continue
-        seen_fields.add((op, seen, fields))
-        out.append(f"sqe={op_name(op)}/{flag_names(seen)}/" +
-                   ",".join(f"{k}={v}" for k, v in fields))
+        for f in flag_set(op, seen):
+            e = f"sqe={op_name(op)}/{flag_names(f)}/" + ",".join(f"{k}={v}" for k, v in fields)
+            if e not in seen_keys:
+                seen_keys.add(e)
+                out.append(e)
     return out
 
 
-def ring_body(r, generalise, drop=None):
+def ring_body(r, generalise, drop=None, miss=None):
     """One ring's entries, without its ring= line."""
     lines = []
     for op in r.ops():
@@ -302,7 +354,8 @@ def ring_body(r, generalise, drop=None):
         lines.append("sqe_flags_required=" + flag_names(required).replace("+", ","))
     for op in r.reg_ops():
         lines.append(f"register_op={REGS.get(op, str(op))}")
-    lines.extend(e for e in filter_entries(r, generalise)
+    m = miss[1] if miss and miss[0] == r.index else None
+    lines.extend(e for e in filter_entries(r, generalise, m)
                  if drop is None or r.index != drop[0] or
                  not e.startswith(f"sqe={op_name(drop[1])}/"))
     return lines
@@ -321,7 +374,7 @@ def groups(rings, body):
     return out
 
 
-def policy_lines(rings, generalise=False, drop=None):
+def policy_lines(rings, generalise=False, drop=None, miss=None):
     """bench/uring-restrict's policy, one entry a line, with comments."""
     lines = ["# least io_uring policy, recorded by tracing/policy-record.sh;",
              "# bench/uring-restrict -f THIS -- COMMAND applies it.",
@@ -330,7 +383,10 @@ def policy_lines(rings, generalise=False, drop=None):
     if generalise:
         lines.append("# generalised (--generalise sockets): SOCKET allows any "
                      "protocol of each family and type seen")
-    for first, last, rs, body in groups(rings, lambda r: ring_body(r, generalise, drop)):
+    if any(used_drain(r) for r in rings.values()):
+        lines.append("# a ring that drains: its sqe= entries also allow what a pending")
+        lines.append("# drain adds to the next SQE (async, io_drain+async)")
+    for first, last, rs, body in groups(rings, lambda r: ring_body(r, generalise, drop, miss)):
         procs = len({p for r in rs for _, p, *_ in r.setups})
         sqes = sum(r.total() for r in rs)
         span = f"{first}" if first == last else f"{first}-{last}"
@@ -397,8 +453,11 @@ def summary(rings, notes, generalise):
             if subm:
                 out.append(f"Submitted by: {', '.join(subm)}.")
         out.append("")
-        out.append("| opcode | SQEs | SQE flags seen (count) | arguments seen |")
-        out.append("|---|---:|---|---|")
+        if not r.ops():
+            out.append("No SQEs.")
+        else:
+            out.append("| opcode | SQEs | SQE flags seen (count) | arguments seen |")
+            out.append("|---|---:|---|---|")
         for op in r.ops():
             n = sum(c for (o, _), c in r.sqes.items() if o == op)
             fails = {(f, e): c for (o, f, e), c in r.failed.items() if o == op}
@@ -428,6 +487,9 @@ def summary(rings, notes, generalise):
         if ents:
             out.append("With filters (patched kernels), exactly: " +
                        "; ".join(f"`{e[4:]}`" for e in ents) + ".")
+        if used_drain(r):
+            out.append("Its SQEs drain: each filter entry also allows what a pending drain "
+                       "adds to the SQE after it (async, io_drain+async), which depends on timing.")
         if generalise and any(op == OP_SOCKET for op, _, _ in r.args):
             out.append("Generalised: SOCKET allows any protocol of the families and types seen.")
         out.append("")
@@ -447,7 +509,7 @@ def main(argv=None):
         maps = load(a.record)
     except OSError as e:
         sys.exit(f"policy: cannot read the recording: {e}")
-    if "ring_index" not in maps and "sqe" not in maps and "reg" not in maps:
+    if "ring_pid" not in maps and "sqe" not in maps and "reg" not in maps:
         if not maps:
             sys.exit(f"policy: {a.record} holds no bpftrace maps: not a "
                      "recording of tracing/policy-record.bt")
@@ -464,6 +526,9 @@ def main(argv=None):
             write_atomic(os.path.join(a.outdir, "dropped.txt"),
                          f"# {op_name(top[1]).upper()}\n" +
                          "\n".join(policy_lines(rings, gen, drop=top)) + "\n")
+            write_atomic(os.path.join(a.outdir, "filter-miss.txt"),
+                         f"# {op_name(top[1]).upper()}\n" +
+                         "\n".join(policy_lines(rings, gen, miss=top)) + "\n")
     for n in notes:
         print(f"policy: {n}", file=sys.stderr)
     real = [i for i in rings if i > 0]
