@@ -114,6 +114,27 @@ def check_probes():
         f"missing: {sorted(preps - probed)}; extra: {sorted(probed - preps)}")
 
 
+def check_header():
+    """policy.h, as a program would include it: compiled and linked"""
+    with tempfile.TemporaryDirectory() as tmp:
+        pol = os.path.join(tmp, "p.txt")
+        open(pol, "w").write("ring=1\nsqe_op=nop\nsqe=nop/0\nring=2-3\n"
+                             "sqe=socket/0/family=inet,type=stream\n")
+        hdr = os.path.join(tmp, "policy.h")
+        with open(hdr, "w") as f:
+            p = subprocess.run([os.path.join(BUILD, "bench", "uring-policy"), "-c", pol],
+                               stdout=f, stderr=subprocess.PIPE, text=True)
+        src = os.path.join(tmp, "m.c")
+        open(src, "w").write('#include "policy.h"\nint main(void)\n{\n\tstruct io_uring r;\n\n'
+                             '\tif (io_uring_queue_init(4, &r, IORING_SETUP_R_DISABLED))\n'
+                             '\t\treturn 1;\n\treturn uring_policy_apply(&r, 2) ? 1 : 0;\n}\n')
+        c = subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(BUILD, "uapi"),
+                            "-o", os.path.join(tmp, "m"), src, "-l:liburing.a"],
+                           capture_output=True, text=True)
+        tap(p.returncode == 0 and c.returncode == 0,
+            "policy.h compiles without a warning and links with liburing", p.stderr + c.stderr)
+
+
 def check_compiler():
     S, O, C, NOP = 45, 18, 16, 0
     rc, j = compile_policy("""ring=1
@@ -159,6 +180,7 @@ sqe=openat/*/flags=0x100008000,mode=0644
     tap(allow == {(1, C), (1, O), (2, 0xff)},
         "a section of filters alone gets their opcodes and flags as its allow-list, no register call",
         sorted(allow))
+    check_header()
     rc, err = compile_policy("sqe=connect/0/family=10,port=1,addr=::1\n" * 240)
     tap(rc == 2 and "instructions, more than" in err,
         "a filter past the program's size is refused when parsed", err)

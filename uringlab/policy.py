@@ -165,6 +165,7 @@ class Ring:
         self.failed = {}        # (op, sqe flags, errno) -> count
         self.regs = {}          # (register op, errno) -> count
         self.tids = {}          # (tid, comm) -> count
+        self.uses = {}          # pid -> {(op, sqe flags)}: what each process did
 
     def add(self, d, k, n):
         d[k] = d.get(k, 0) + n
@@ -242,10 +243,12 @@ def rings_of(maps):
             return rings.setdefault(0, Ring(0))
         return rings[by_serial[s]]
 
+    pid_of = {int(s): pid for (s,), pid in m("ring_pid").items()}
     for (s, op, f, seen), n in m("sqe").items():
         r = ring(s)
         r.add(r.sqes, (int(op), int(f)), n)
         r.add(r.seen, (int(op), int(seen)), n)
+        r.uses.setdefault(pid_of.get(int(s)), set()).add((int(op), int(f)))
     for (s, op, f, err), n in m("sqe_failed").items():
         r = ring(s)
         r.add(r.failed, (int(op), int(f), int(err)), n)
@@ -263,12 +266,13 @@ def rings_of(maps):
         r.add(r.tids, (int(tid), comm), n)
     for idx, r in sorted(rings.items()):
         procs = sorted({p: c for _, p, _, c, *_ in r.setups}.items())
-        if idx and len(procs) > 1:
+        uses = {frozenset(r.uses.get(p, ())) for p, _ in procs}
+        if idx and len(procs) > 1 and len(uses) > 1:
             notes.append(f"ring {idx} is the ring number {idx} of {len(procs)} processes "
                          f"({', '.join(f'{c} pid {p}' for p, c in procs[:4])}"
                          f"{' ...' if len(procs) > 4 else ''}): uring-restrict numbers "
                          "rings per process and cannot tell the processes apart, so "
-                         "ring {idx}'s policy is the union of what they did".replace("{idx}", str(idx)))
+                         "ring {idx}'s policy is the union of what they did, which differs".replace("{idx}", str(idx)))
     unprepped = sum(m("sqe_unprepped").values())
     if unprepped:
         ops = sorted({op_name(int(op)) for (_, op) in m("sqe_unprepped")})
