@@ -383,7 +383,8 @@ compare:
 	@python3 -m uringlab.compare $(A) $(B) $(if $(TOLERANCE),--tolerance $(TOLERANCE))
 
 #@ maintain reference: make RUN the committed reference (results/reference, or
-#@   results/reference-trace for a trace run): a whole run only; REPORT.md, CSV, PNG, env
+#@   results/reference-trace for a trace run, results/reference-policy for a policy
+#@   run): a whole run only; REPORT.md, CSV, PNG, env
 #@ takes: RUN FORCE
 reference:
 	@python3 -m uringlab.reference $(RUN) $(if $(filter 1,$(FORCE)),--force)

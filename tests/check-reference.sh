@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/check-reference.sh [RUN...]: TAP: each committed reference run
-# (default results/reference and results/reference-trace) describes the
+# (default results/reference, results/reference-trace and
+# results/reference-policy) describes the
 # code in the tree: its host.env records the series and lab.config the
 # tree has now, and the run was whole (COMPLETE, no FAILURES, a clean lab
 # commit, no kernel marked suspect). The README's and docs' figures come
@@ -12,7 +13,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(cd "$here/.." && pwd)
 . "$lab/vm/lib.sh"
-[ $# -gt 0 ] || set -- "$lab/results/reference" "$lab/results/reference-trace"
+[ $# -gt 0 ] || set -- "$lab/results/reference" "$lab/results/reference-trace" "$lab/results/reference-policy"
 selftest=${CHECK_REFERENCE_SELFTEST:-1}
 echo "1..$((2 * $# + selftest))"
 tree=$(source_hashes)
@@ -21,6 +22,7 @@ n=0 bad=0
 rerun() {
 	case $(basename "$1") in
 	*trace*) echo "make trace && make reference RUN=results/latest-trace" ;;
+	*policy*) echo "make policy && make reference RUN=results/latest-policy" ;;
 	*) echo "make bench && make reference RUN=results/latest" ;;
 	esac
 }

@@ -1,6 +1,6 @@
 """python3 -m uringlab.reference RUN [--force]: make RUN the committed
 reference: results/reference for a make bench run, results/reference-trace
-for a make trace run.
+for a make trace run, results/reference-policy for a make policy run.
 
 The reference is what the README's and docs' figures come from, so only
 a whole run qualifies (COMPLETE, no FAILURES, a clean lab commit, no
@@ -30,7 +30,9 @@ def kind(run):
         return "reference"
     if os.path.isdir(os.path.join(run, "trace")):
         return "reference-trace"
-    sys.exit(f"reference: {run} is neither a make bench nor a make trace run")
+    if os.path.exists(os.path.join(run, "policy.env")):
+        return "reference-policy"
+    sys.exit(f"reference: {run} is neither a make bench, a make trace nor a make policy run")
 
 
 def problems(run):
