@@ -19,18 +19,6 @@
 static struct policy policy;
 static struct sock_filter prog[POLICY_MAX_PROG];
 
-/* the opcodes with sqe= entries, in order; the last takes DENY_REST */
-static unsigned int filter_ops(const struct policy_ring *r, unsigned char *ops)
-{
-	unsigned char seen[256] = { 0 };
-	unsigned int i, n = 0;
-
-	for (i = 0; i < r->nr_tuples; i++)
-		if (!seen[r->tuple[i].op]++)
-			ops[n++] = r->tuple[i].op;
-	return n;
-}
-
 static unsigned int res_value(const struct io_uring_restriction *e)
 {
 	return e->opcode == IORING_RESTRICTION_REGISTER_OP ? e->register_op :
@@ -73,7 +61,7 @@ static void emit_c(const char *file)
 		if (!r->nr_res)
 			printf("\t{ .opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED },\n");
 		printf("};\n\n");
-		n = filter_ops(r, ops);
+		n = policy_filter_ops(r, ops);
 		for (j = 0; j < n; j++) {
 			len = policy_prog(r, ops[j], prog);
 			printf("/* %s */\nstatic const struct sock_filter uring_policy_prog%u_%u[] = {\n",
@@ -97,7 +85,7 @@ static void emit_c(const char *file)
 		const struct policy_ring *r = &policy.ring[s];
 
 		printf("\t{ %u, %uU, uring_policy_res%u, %u, uring_policy_filters%u, %u },\n",
-		       r->lo, r->hi, s, r->nr_res ?: 1, s, filter_ops(r, ops));
+		       r->lo, r->hi, s, r->nr_res ?: 1, s, policy_filter_ops(r, ops));
 	}
 	printf("};\n\n");
 	printf("static inline int uring_policy_apply_filters(struct io_uring *ring, unsigned int nr,\n"
@@ -141,7 +129,7 @@ static void emit_json(const char *file)
 			printf("%s{\"opcode\": %u, \"%s\": %u}", i ? ", " : "",
 			       r->res[i].opcode, res_field[r->res[i].opcode], res_value(&r->res[i]));
 		printf("],\n      \"filters\": [");
-		n = filter_ops(r, ops);
+		n = policy_filter_ops(r, ops);
 		for (j = 0; j < n; j++) {
 			len = policy_prog(r, ops[j], prog);
 			printf("%s\n        {\"opcode\": %u, \"name\": \"%s\", \"flags\": %u, \"pdu_size\": %u, \"program\": [",

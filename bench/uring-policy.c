@@ -562,6 +562,17 @@ const struct policy_ring *policy_ring(const struct policy *p, unsigned int nr)
 	return NULL;
 }
 
+unsigned int policy_filter_ops(const struct policy_ring *r, unsigned char *ops)
+{
+	unsigned char seen[256] = { 0 };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->nr_tuples; i++)
+		if (!seen[r->tuple[i].op]++)
+			ops[n++] = r->tuple[i].op;
+	return n;
+}
+
 unsigned int policy_pdu_size(unsigned int op)
 {
 	struct io_uring_bpf_ctx *b = NULL;

@@ -49,6 +49,9 @@ const struct policy_ring *policy_ring(const struct policy *p, unsigned int nr);
  * length returned; 0 when @r has no sqe= entry for @op */
 unsigned int policy_prog(const struct policy_ring *r, unsigned int op,
 			 struct sock_filter *prog);
+/* the opcodes with sqe= entries in @r, in the order their filters are
+ * added, into @ops (256); the last added takes IO_URING_BPF_FILTER_DENY_REST */
+unsigned int policy_filter_ops(const struct policy_ring *r, unsigned char *ops);
 /* the payload size a filter of @op expects (IORING_OP_SOCKET: 12, ...) */
 unsigned int policy_pdu_size(unsigned int op);
 /* name of an SQE opcode, register opcode, SQE flag bit; NULL if none */

@@ -127,9 +127,9 @@ static long reg(int fd, unsigned int op, const void *arg, unsigned int nr)
  * last added with DENY_REST, which denies every opcode without a filter */
 static long add_filters(int fd, const struct policy_ring *r, unsigned int *nr)
 {
-	unsigned char ops[256], seen[256] = { 0 };
+	unsigned char ops[256];
 	struct sock_filter *prog;
-	unsigned int i, n = 0;
+	unsigned int n;
 	long ret = 0;
 
 	/* threads may set rings up at once: a program each */
@@ -137,9 +137,7 @@ static long add_filters(int fd, const struct policy_ring *r, unsigned int *nr)
 	if (!prog)
 		return -ENOMEM;
 
-	for (i = 0; i < r->nr_tuples; i++)
-		if (!seen[r->tuple[i].op]++)
-			ops[n++] = r->tuple[i].op;
+	n = policy_filter_ops(r, ops);
 	for (*nr = 0; *nr < n; (*nr)++) {
 		struct io_uring_bpf b = {
 			.cmd_type = IO_URING_BPF_CMD_FILTER,

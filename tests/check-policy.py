@@ -106,7 +106,7 @@ def check_probes():
         opdef = subprocess.run(["git", "-C", tree, "show", "patched:io_uring/opdef.c"],
                                capture_output=True, text=True, check=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError):
-        print(f"ok {n + 1} - # SKIP no tree at {tree} (make tree)")
+        tap(True, f"policy-record.bt's probes # SKIP no tree at {tree} (make tree)")
         return
     import re
     preps = set(re.findall(r"\.prep\s*=\s*(\w+)", opdef))

@@ -47,15 +47,18 @@ def throughput(path):
 
 
 def collect(run):
-    """{(kernel, program, mode): [ops/s per repetition]}"""
-    data = {}
+    """({(kernel, program, mode): [ops/s per repetition]}, [runs whose
+    output held no throughput])"""
+    data, unread = {}, []
     for path in sorted(glob.glob(os.path.join(run, "raw", "*", "cost", "*.out"))):
         kernel = path.split(os.sep)[-3]
-        name, mode, _rep, _ = os.path.basename(path).rsplit(".", 3)
+        name, mode, rep, _ = os.path.basename(path).rsplit(".", 3)
         v = throughput(path)
-        if v is not None:
+        if v is None:
+            unread.append(f"{kernel}: {name} {mode} {rep}: no throughput in its output")
+        else:
             data.setdefault((kernel, name, mode), []).append(v)
-    return data
+    return data, unread
 
 
 def tap_lines(run, kernel):
@@ -67,7 +70,7 @@ def fmt(vals):
     if not vals:
         return "—"
     m = median(vals)
-    return f"{m:,.0f} [{min(vals):,.0f}–{max(vals):,.0f}]"
+    return f"{m:,.0f} [{min(vals):,.0f}–{max(vals):,.0f}] ×{len(vals)}"
 
 
 def rel(vals, base):
@@ -77,7 +80,7 @@ def rel(vals, base):
 
 
 def render(run):
-    data = collect(run)
+    data, unread = collect(run)
     kernels = sorted({k for k, _, _ in data} |
                      {os.path.basename(os.path.dirname(p)) for p in
                       glob.glob(os.path.join(run, "raw", "*", "roundtrip.tap"))})
@@ -111,9 +114,14 @@ def render(run):
         out.append("")
     out.append("## What running restricted costs")
     out.append("")
-    out.append("Median ops/s over the repetitions [min–max], change against "
-               "the same kernel unrestricted. Upstream has no BPF filters: "
-               "allow-lists only.")
+    unit = ("operations per virtual second: under -icount one guest instruction is "
+            "one virtual ns, so this is a cost in instructions, not a speed"
+            if env.get("accel") == "tcg-icount" else "operations per second of wall-clock time")
+    out.append(f"Median throughput over the repetitions [min–max] ×repetitions, in {unit}; "
+               "the change is against the same kernel unrestricted. Each program's own "
+               "report: ringbench's ops_per_s, fio's read IOPS, qemu-img bench's requests "
+               "over its run time (printed to the millisecond: its changes resolve to about "
+               "0.3 %). Upstream has no BPF filters: allow-lists only.")
     out.append("")
     out.append("| program | kernel | " + " | ".join(MODE_NAMES[m] for m in MODES) + " |")
     out.append("|---|---|" + "---:|" * len(MODES))
@@ -129,6 +137,7 @@ def render(run):
     for p in sorted(glob.glob(os.path.join(run, "raw", "*", "cost", "failed"))):
         k = p.split(os.sep)[-3]
         failed += [f"{k}: {x}" for x in open(p).read().splitlines() if x.strip()]
+    failed += unread
     if failed:
         out.append("")
         out.append("Not measured or failed: " + "; ".join(failed) + ".")
