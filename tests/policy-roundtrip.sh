@@ -27,7 +27,7 @@ shift 2
 . "$here/tap.sh"
 . "$lab/bench/lib.sh"
 export PROGRESS_TAG=policy BENCH_CLOCK_FILE=$out/.clock
-mkdir -p "$out" /tmp/pr
+mkdir -p "$out" /tmp/pr && out=$(cd "$out" && pwd) || exit 1
 export RB=/tmp/pr/ringbench FIO_JOBS=$lab/fio-jobs IMG=/tmp/pr/img.raw
 cp "$build/bench/ringbench" "$RB" && cp "$(command -v fio)" /tmp/fio || exit 1
 qemu-img create -q -f raw "$IMG" 64M || exit 1
@@ -36,6 +36,8 @@ wrap=$lab/bench/uring-restrict
 record=$lab/tracing/policy-record.sh
 bt=$lab/tracing/bt-run.sh
 export PYTHONPATH=$lab
+# python3 -m imports from the working folder first: this lab's uringlab/
+cd "$lab" || exit 1
 
 if [ "$(ring_kinds "$RB")" = 0 ]; then
 	echo "1..0 # SKIP $kernel has no ring restrictions"

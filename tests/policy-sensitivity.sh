@@ -28,8 +28,10 @@ if [ "${1:-}" = --guest ]; then
 	# in the guest: ROOT NAME PROGRAMS... for each plant, as the host wrote them
 	while IFS='|' read -r root name progs; do
 		# shellcheck disable=SC2086
-		BUILD=$root/build BAD_INPUTS=0 "$root/tests/policy-roundtrip.sh" patched "$top/$name.out" \
-			$progs >"$top/$name.tap" 2>"$top/$name.err" </dev/null
+		# from the copy's own root: python3 -m imports from the working
+		# folder first, and a plant in uringlab/ must be the one imported
+		(cd "$root" && BUILD=$root/build BAD_INPUTS=0 "$root/tests/policy-roundtrip.sh" patched \
+			"$top/$name.out" $progs >"$top/$name.tap" 2>"$top/$name.err" </dev/null)
 	done <"$top/runs"
 	exit 0
 fi

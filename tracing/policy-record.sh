@@ -27,7 +27,7 @@ fi
 [ $# -ge 3 ] && [ "$2" = -- ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 out=$1
 shift 2
-mkdir -p "$out" || exit 2
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 command -v "$1" >/dev/null || { echo "policy-record: no program '$1' to run" >&2; exit 2; }
 echo "[record] $* (bpftrace compiles its script first: under TCG about half a minute)" >&2
 rm -f "$out/record.json" "$out/status"
@@ -36,7 +36,8 @@ rm -f "$out/record.json" "$out/status"
 	{ echo "policy-record: the recording failed (above)" >&2; exit 1; }
 rc=$(cat "$out/status" 2>/dev/null || echo "?")
 [ "$rc" = 0 ] || echo "policy-record: note: the recorded command exited with status $rc; its policy covers what it did until then" >&2
-PYTHONPATH=$lab python3 -m uringlab.policy "${gen[@]}" --drop-top "$out/record.json" "$out" || exit 1
+# from the lab's root: python3 -m imports from the working folder first
+(cd "$lab" && PYTHONPATH=$lab python3 -m uringlab.policy "${gen[@]}" --drop-top "$out/record.json" "$out") || exit 1
 "$build/bench/uring-policy" -c "$out/policy.txt" >"$out/policy.h.tmp" && mv "$out/policy.h.tmp" "$out/policy.h" || exit 1
 "$build/bench/uring-policy" -j "$out/policy.txt" >"$out/policy.json.tmp" && mv "$out/policy.json.tmp" "$out/policy.json" || exit 1
 cat "$out/SUMMARY.md"
