@@ -102,7 +102,7 @@ BENCH_BIN := $(BUILD)/bench/ringbench $(BUILD)/bench/uring-restrict.so $(BUILD)/
 .PHONY: help deps deps-build deps-tools tree kernels debug-kernels kernel vm test test-bin fuzz fuzz-filters \
 	test-debug test-debug-full test-harness diff-sensitivity kselftest-sensitivity phases \
 	check-patches check check-reference bench bench-bin plugin trace record policy plots report compare reference \
-	docs check-docs clean distclean
+	policy-sensitivity docs check-docs clean distclean
 
 #@ maintain help: this list
 help:
@@ -266,6 +266,11 @@ diff-sensitivity: kernels test-bin
 #@   it names must fail
 kselftest-sensitivity: kernels test-bin
 	@tests/kselftest-sensitivity.sh
+
+#@ maintain policy-sensitivity: plant each bug of tests/planted-policy/ in a copy of the
+#@   lab: the policy round trip must catch every one
+policy-sensitivity: kernels bench-bin deps-tools
+	@tests/policy-sensitivity.sh
 
 #@ run fuzz: the differential, long: a million SQEs on patched and upstream; a difference
 #@   is printed and minimised

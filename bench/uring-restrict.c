@@ -198,8 +198,9 @@ static int restrict_ring(int fd, int wanted_disabled)
 		return ret;
 	}
 	if (verbose)
-		fprintf(stderr, "uring-restrict: pid %d ring %u (fd %d) restricted: %u allow-list entries, %u filters%s\n",
-			getpid(), nr, fd, r ? r->nr_res : 1, filters,
+		/* bench/fio-matrix.sh counts these lines: 'ring fd N restricted (' */
+		fprintf(stderr, "uring-restrict: ring fd %d restricted (%u entries, %u filters; pid %d's ring %u)%s\n",
+			fd, r ? r->nr_res : 1, filters, getpid(), nr,
 			wanted_disabled ? ", left disabled" : "");
 	return 0;
 }
