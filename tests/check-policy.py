@@ -21,20 +21,10 @@ import tempfile
 
 LAB = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("BUILD", os.path.join(LAB, "build"))
+sys.path.insert(0, LAB)
 
 
-n = 0
-failed = 0
-
-
-def tap(ok, what, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'ok' if ok else 'not ok'} {n} - {what}")
-    if not ok:
-        failed += 1
-        for line in str(diag)[-600:].splitlines()[-8:]:
-            print(f"#   {line}")
+from uringlab.tap import done, tap  # noqa: E402
 
 
 # --- a classic BPF interpreter for the subset uring-policy emits ---------
@@ -262,8 +252,7 @@ def main():
     check_compiler()
     with tempfile.TemporaryDirectory() as tmp:
         check_generator(tmp)
-    print(f"1..{n}")
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ fio job's, each in its own process) get one policy, the union of theirs.
 """
 import argparse
 import ipaddress
-import json
 import os
 import re
 import socket
@@ -35,6 +34,7 @@ import struct
 import sys
 
 from uringlab.runfolder import write_atomic
+from uringlab.trace_summary import read_bpftrace
 
 OP_SOCKET, OP_OPENAT, OP_OPENAT2, OP_CONNECT = 45, 18, 28, 16
 EACCES = 13
@@ -73,22 +73,11 @@ def flag_names(v):
 
 
 def load(path):
-    """bpftrace's JSON lines: map name -> {key tuple: value}."""
+    """bpftrace's JSON maps: name -> {key tuple: value}."""
     maps = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if j.get("type") != "map":
-                continue
-            for name, data in j["data"].items():
-                if isinstance(data, dict):
-                    maps[name.lstrip("@")] = {
-                        tuple(k.split(",")): v for k, v in data.items()}
-                else:
-                    maps[name.lstrip("@")] = {(): data}
+    for name, data in read_bpftrace(path).items():
+        maps[name.lstrip("@")] = ({tuple(k.split(",")): v for k, v in data.items()}
+                                  if isinstance(data, dict) else {(): data})
     return maps
 
 

@@ -12,10 +12,10 @@ python3 -m uringlab.policy_check denied OPCODES.json OPNAME
     run under the policy less OPNAME: fails unless it names OPNAME's SQEs
     among those refused with -EACCES, and only those.
 """
-import json
 import sys
 
 from uringlab.policy import EACCES, load, rings_of
+from uringlab.trace_summary import read_bpftrace
 
 REGISTER_RESTRICTIONS, REGISTER_BPF_FILTER = 11, 37
 
@@ -48,16 +48,9 @@ def passed(record, rerun):
 
 def denied(path, opname):
     counts = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if j.get("type") == "map" and "@denied" in j["data"]:
-                for k, n in j["data"]["@denied"].items():
-                    op = k.split(",", 1)[1] if "," in k else k
-                    counts[op] = counts.get(op, 0) + n
+    for k, n in read_bpftrace(path).get("@denied", {}).items():
+        op = k.split(",", 1)[1] if "," in k else k
+        counts[op] = counts.get(op, 0) + n
     want = opname.upper()
     problems = []
     if not counts.get(want):
